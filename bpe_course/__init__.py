@@ -1,0 +1,20 @@
+"""bpe_course: the companion package of a course on training byte-level BPE tokenizers.
+
+>>> from bpe_course import train_bpe
+>>> vocab, merges = train_bpe("corpus.txt", 1000, ["<|endoftext|>"])  # doctest: +SKIP
+"""
+
+from bpe_course.api import train_bpe
+from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
+from bpe_course.trainers import TRAINERS, VERSIONS, get_trainer
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BPEInputError",
+    "TRAINERS",
+    "VERSIONS",
+    "VocabularyExhaustedWarning",
+    "get_trainer",
+    "train_bpe",
+]

@@ -1,0 +1,98 @@
+"""The one public call: ``train_bpe``, with the shape of Stanford CS336's assignment 1."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from bpe_course.errors import BPEInputError
+from bpe_course.pretokenize import count_words
+from bpe_course.trainers import get_trainer
+from bpe_course.trainers.common import Merges, MergeEvent, OnMerge, Vocab, check_training_arguments
+
+
+def train_bpe(
+    input_path: str | os.PathLike[str],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    *,
+    version: str = "v5",
+    workers: int | None = None,
+    progress: bool | None = None,
+    on_merge: OnMerge | None = None,
+) -> tuple[Vocab, Merges]:
+    """Train a byte-level BPE tokenizer on a UTF-8 text file.
+
+    Returns ``(vocab, merges)``: ``vocab`` maps ids to bytes (the 256 bytes, then the special
+    tokens, then one token per merge), ``merges`` lists the merged pairs in order. Every version
+    returns exactly the same result; they differ only in speed.
+
+    ``workers``: processes for pretokenization (``None``: all cores; only versions from V3 on use
+    more than one). ``progress``: show tqdm bars (a widget in Jupyter). ``on_merge``: called after
+    each merge with a :class:`~bpe_course.trainers.common.MergeEvent`.
+
+    Every argument is checked before any work starts; nothing is written anywhere.
+    """
+    trainer = get_trainer(version)
+    check_training_arguments(vocab_size, special_tokens)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise BPEInputError(f"workers must be a positive integer or None, not {workers!r}")
+    path = check_corpus_path(input_path)
+
+    bar = _progress_bar(progress, total=path.stat().st_size, desc="pretokenize", unit="B")
+    word_counts = count_words(
+        path,
+        special_tokens,
+        workers=workers if trainer.parallel else 1,
+        on_chunk=None if bar is None else bar.update,
+    )
+    if bar is not None:
+        bar.close()
+    if not word_counts:
+        raise BPEInputError(
+            f"{path} holds no text to train on (it is empty, or holds only special tokens)"
+        )
+
+    wanted = vocab_size - 256 - len(special_tokens)
+    bar = _progress_bar(progress, total=wanted, desc=f"merges ({trainer.name})", unit="merge")
+    callback = on_merge if bar is None else _chain(bar, on_merge)
+    try:
+        return trainer.merge_loop(word_counts, vocab_size, special_tokens, on_merge=callback)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def check_corpus_path(input_path: str | os.PathLike[str]) -> Path:
+    """The corpus as a readable regular file, or a clear error saying what is wrong."""
+    if not isinstance(input_path, (str, os.PathLike)):
+        raise BPEInputError(f"input_path must be a path, not {type(input_path).__name__}")
+    path = Path(input_path)
+    if not path.exists():
+        raise BPEInputError(f"corpus file not found: {path}")
+    if path.is_dir():
+        raise BPEInputError(f"{path} is a directory; give the path of a text file")
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+    except OSError as err:
+        raise BPEInputError(f"cannot read {path}: {err.strerror}") from None
+    return path
+
+
+def _progress_bar(enabled: bool | None, **kwargs):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(unit_scale=kwargs.get("unit") == "B", leave=False, **kwargs)
+
+
+def _chain(bar, on_merge: OnMerge | None) -> OnMerge:
+    def step(event: MergeEvent) -> None:
+        bar.update(1)
+        if on_merge is not None:
+            on_merge(event)
+
+    return step

@@ -1,0 +1,12 @@
+"""The errors and warnings a user of the course can meet, one class each, with messages that say
+what went wrong and what to do."""
+
+from __future__ import annotations
+
+
+class BPEInputError(ValueError):
+    """Bad input to training: a missing file, invalid UTF-8, an impossible vocabulary size..."""
+
+
+class VocabularyExhaustedWarning(UserWarning):
+    """Training stopped early: no pair of tokens was left to merge."""

@@ -1,0 +1,236 @@
+"""Pretokenization: from a text file to word counts ``{word bytes: count}``.
+
+Every trainer starts here. The steps, in order:
+
+1. Split the text at special tokens (longest first, so ``<|endoftext|><|endoftext|>`` wins over
+   ``<|endoftext|>``). Special tokens are never counted and no merge ever crosses one.
+2. Split each piece with the GPT-2 pattern into pretokens ("words").
+3. Count equal words once: the merge loops work on ``{word: count}``, never on the raw stream.
+
+Counting runs at C speed (``Counter`` over ``findall``); only the distinct words are encoded to
+UTF-8, which is where most of a naive per-match loop's time goes.
+
+For parallel work the file is cut into chunks at occurrences of one special token (the document
+separator), so each chunk is self-contained and the counts are identical for any number of workers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import regex
+
+from bpe_course.errors import BPEInputError
+
+# The pretokenizer of GPT-2 (Radford et al., 2019): contractions, optional space + letters,
+# optional space + digits, optional space + other symbols, then whitespace runs.
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+GPT2_REGEX = regex.compile(GPT2_PATTERN)
+
+# The document separator of TinyStories and of GPT-2; chunks are cut at it when it is a special token.
+END_OF_TEXT = "<|endoftext|>"
+
+# Below this many bytes per worker a process pool costs more than it saves.
+MIN_BYTES_PER_WORKER = 2_000_000
+# Chunks are at most this big, so even serial counting holds only one chunk's strings at a time.
+MAX_CHUNK_BYTES = 32_000_000
+_SCAN_BLOCK = 1 << 16
+
+
+def special_token_regex(special_tokens: Sequence[str]) -> regex.Pattern | None:
+    """A pattern matching any special token, longest first, with one capturing group.
+
+    Escaping matters: unescaped, the ``|`` inside ``<|endoftext|>`` would be read as alternation.
+    """
+    if not special_tokens:
+        return None
+    ordered = sorted(special_tokens, key=len, reverse=True)
+    return regex.compile("(" + "|".join(regex.escape(token) for token in ordered) + ")")
+
+
+def split_on_special_tokens(text: str, special_tokens: Sequence[str]) -> list[str]:
+    """Split ``text`` at special tokens, keeping them: odd indexes hold the special tokens.
+
+    >>> split_on_special_tokens("a<|endoftext|>b", ["<|endoftext|>"])
+    ['a', '<|endoftext|>', 'b']
+    """
+    pattern = special_token_regex(special_tokens)
+    return [text] if pattern is None else pattern.split(text)
+
+
+def pretokenize(text: str) -> list[str]:
+    """GPT-2 pretokens of a text that holds no special token.
+
+    >>> pretokenize("Hello, world! It's 2024.")
+    ['Hello', ',', ' world', '!', ' It', "'s", ' 2024', '.']
+    """
+    return GPT2_REGEX.findall(text)
+
+
+def count_words_in_text(text: str, special_tokens: Sequence[str] = ()) -> dict[bytes, int]:
+    """Word counts of one text: special tokens split out, pretokens counted, then encoded.
+
+    >>> count_words_in_text("the cat<|endoftext|>the dog", ["<|endoftext|>"])
+    {b'the': 2, b' cat': 1, b' dog': 1}
+    """
+    return _encode_keys(_count_strings(text, special_tokens))
+
+
+def _count_strings(text: str, special_tokens: Sequence[str]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    findall = GPT2_REGEX.findall
+    # Odd pieces are the special tokens themselves: skipped, never counted.
+    for piece in split_on_special_tokens(text, special_tokens)[::2]:
+        counts.update(findall(piece))
+    return counts
+
+
+def _encode_keys(counts: Counter[str]) -> dict[bytes, int]:
+    return {word.encode("utf-8"): count for word, count in counts.items()}
+
+
+# --- Chunking a file at document boundaries ------------------------------------------------------
+
+
+def pick_split_token(special_tokens: Sequence[str]) -> str | None:
+    """The special token to cut chunks at, or None when no cut is safe.
+
+    Prefers ``<|endoftext|>``, else the first special token. A cut at the start of an occurrence of
+    S is safe when no other special token can match across that position: no other token T may have
+    a proper suffix that is a prefix of S or that starts with S. (For ``<|endoftext|>`` and
+    ``<|endoftext|><|endoftext|>`` the cut stays safe: the longer token starts with the shorter.)
+    """
+    if not special_tokens:
+        return None
+    split = END_OF_TEXT if END_OF_TEXT in special_tokens else special_tokens[0]
+    for other in special_tokens:
+        if other == split:
+            continue
+        for k in range(1, len(other)):
+            tail = other[k:]
+            if split.startswith(tail) or tail.startswith(split):
+                return None
+    return split
+
+
+def find_chunk_boundaries(path: Path, desired_chunks: int, split_token: bytes | None) -> list[int]:
+    """Byte offsets ``[0, ..., size]`` cutting the file just before occurrences of ``split_token``.
+
+    Each guessed boundary moves forward to the next occurrence of the token, read ahead in blocks
+    (with an overlap, so a token straddling two blocks is still found). A guess with no token after
+    it is dropped, so a file with no token, or with fewer tokens than chunks, gets fewer chunks.
+    Boundaries sit at the first byte of a special token, which is never inside a UTF-8 character.
+    """
+    size = path.stat().st_size
+    if split_token is None or desired_chunks <= 1 or size == 0:
+        return [0, size]
+    step = size / desired_chunks
+    boundaries = [0]
+    with open(path, "rb") as f:
+        for i in range(1, desired_chunks):
+            guess = max(int(i * step), boundaries[-1])
+            found = _next_occurrence(f, guess, split_token)
+            if found is None or found >= size:
+                break
+            if found > boundaries[-1]:
+                boundaries.append(found)
+    boundaries.append(size)
+    return boundaries
+
+
+def _next_occurrence(f, start: int, token: bytes) -> int | None:
+    overlap = len(token) - 1
+    position = start
+    while True:
+        f.seek(position)
+        block = f.read(_SCAN_BLOCK + overlap)
+        if not block:
+            return None
+        index = block.find(token)
+        if index != -1:
+            return position + index
+        if len(block) <= overlap:
+            return None
+        position += len(block) - overlap
+
+
+# --- Counting a file, serially or in parallel ----------------------------------------------------
+
+
+def count_chunk(path: str, start: int, end: int, special_tokens: Sequence[str]) -> Counter[str]:
+    """Count the pretokens of one byte range of a file (a worker: module level, so spawn works)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        offset = start + err.start
+        raise BPEInputError(
+            f"{path} is not valid UTF-8: byte 0x{data[err.start]:02x} at byte offset {offset} "
+            f"({err.reason}). Re-encode the file as UTF-8 (for example with iconv) and try again."
+        ) from None
+    return _count_strings(text, special_tokens)
+
+
+def _count_chunk_star(args: tuple[str, int, int, Sequence[str]]) -> tuple[int, Counter[str]]:
+    _, start, end, _ = args
+    return end - start, count_chunk(*args)
+
+
+def effective_workers(
+    size: int, workers: int | None, min_bytes_per_worker: int = MIN_BYTES_PER_WORKER
+) -> int:
+    """How many processes are worth starting for a file of ``size`` bytes (``None``: all cores)."""
+    requested = (os.cpu_count() or 1) if workers is None else workers
+    return max(1, min(requested, size // max(1, min_bytes_per_worker)))
+
+
+def count_words(
+    path: str | os.PathLike[str],
+    special_tokens: Sequence[str] = (),
+    workers: int | None = 1,
+    *,
+    min_bytes_per_worker: int = MIN_BYTES_PER_WORKER,
+    start_method: str | None = None,
+    on_chunk: Callable[[int], None] | None = None,
+) -> dict[bytes, int]:
+    """Word counts of a file, ``{word bytes: count}``; identical for any number of workers.
+
+    ``workers=1`` counts in this process, chunk by chunk. ``workers=None`` uses every core. A file
+    smaller than ``min_bytes_per_worker`` per worker uses fewer workers (one: no pool at all).
+    ``start_method`` forces ``"spawn"``, ``"fork"`` or ``"forkserver"`` (the tests use it).
+    ``on_chunk`` is called with the byte size of each chunk once it is counted (for progress bars).
+    """
+    path = Path(path)
+    size = path.stat().st_size
+    n_workers = effective_workers(size, workers, min_bytes_per_worker)
+    n_chunks = max(math.ceil(size / MAX_CHUNK_BYTES), 4 * n_workers if n_workers > 1 else 1)
+    split_token = pick_split_token(special_tokens)
+    split_bytes = split_token.encode("utf-8") if split_token else None
+    boundaries = find_chunk_boundaries(path, n_chunks, split_bytes)
+    ranges = zip(boundaries[:-1], boundaries[1:])
+    tasks = [(str(path), start, end, tuple(special_tokens)) for start, end in ranges]
+
+    totals: Counter[str] = Counter()
+    if n_workers == 1 or len(tasks) == 1:
+        results = map(_count_chunk_star, tasks)
+        _add_up(totals, results, on_chunk)
+    else:
+        import multiprocessing
+
+        context = multiprocessing.get_context(start_method)
+        with context.Pool(min(n_workers, len(tasks))) as pool:
+            _add_up(totals, pool.imap_unordered(_count_chunk_star, tasks), on_chunk)
+    return _encode_keys(totals)
+
+
+def _add_up(totals: Counter[str], results, on_chunk: Callable[[int], None] | None) -> None:
+    for size, counts in results:
+        totals.update(counts)
+        if on_chunk is not None:
+            on_chunk(size)

@@ -1,0 +1,57 @@
+"""The registry of trainers: one entry per version of the course, driving the API, the tests, the
+benchmark and the command line.
+
+Every trainer is a pretokenizer (serial, or parallel from V3 on) followed by a merge loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+
+from bpe_course.errors import BPEInputError
+from bpe_course.trainers import (
+    fast_max,
+    v1_naive,
+    v2_incremental,
+    v3_parallel,
+    v4_inverted_index,
+    v5_heap,
+)
+from bpe_course.trainers.common import MergeLoop
+
+
+@dataclass(frozen=True)
+class Trainer:
+    name: str  # what the API, the CLI and the benchmark call it
+    title: str  # what a figure or a table calls it
+    module: ModuleType  # where its merge loop lives (the notebooks show its source)
+    parallel: bool  # pretokenize on several processes
+
+    @property
+    def merge_loop(self) -> MergeLoop:
+        return self.module.merge_loop
+
+
+TRAINERS: dict[str, Trainer] = {
+    t.name: t
+    for t in [
+        Trainer("v1", "V1 naive", v1_naive, parallel=False),
+        Trainer("v2", "V2 incremental", v2_incremental, parallel=False),
+        Trainer("v3", "V3 parallel", v3_parallel, parallel=True),
+        Trainer("v4", "V4 inverted index", v4_inverted_index, parallel=True),
+        Trainer("v5", "V5 heap", v5_heap, parallel=True),
+        Trainer("fastmax", "V4 + SortedDict (fast max)", fast_max, parallel=True),
+    ]
+}
+
+VERSIONS: tuple[str, ...] = tuple(TRAINERS)
+
+
+def get_trainer(version: str) -> Trainer:
+    """The trainer registered as ``version``, or a clear error listing the known names."""
+    try:
+        return TRAINERS[version]
+    except (KeyError, TypeError):
+        known = ", ".join(VERSIONS)
+        raise BPEInputError(f"unknown version {version!r}; choose one of: {known}") from None

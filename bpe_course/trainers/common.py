@@ -1,0 +1,231 @@
+"""What every merge loop shares: the vocabulary layout, the one tie-break rule, merging one word,
+the per-merge event for instrumentation, and the checks run before any work starts.
+
+A merge loop has one signature::
+
+    merge_loop(word_counts, vocab_size, special_tokens=(), on_merge=None) -> (vocab, merges)
+
+where ``word_counts`` is ``{word bytes: count}`` from :mod:`bpe_course.pretokenize`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
+
+Pair = tuple[int, int]
+Vocab = dict[int, bytes]
+Merges = list[tuple[bytes, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class HeapStats:
+    """V5's heap, seen after a merge: entries now held, and cumulative counts since the start."""
+
+    size: int
+    live_pairs: int
+    pushes: int
+    stale_pops: int
+    compactions: int
+
+
+@dataclass(frozen=True, slots=True)
+class MergeEvent:
+    """What one merge did, as shown to an ``on_merge`` callback (only built when one is given)."""
+
+    index: int  # 0 for the first merge
+    token_id: int  # the id of the new token
+    pair: tuple[bytes, bytes]  # the merged pair, as byte strings
+    count: int  # how often the pair occurred in the corpus when merged
+    words_touched: int  # distinct words rewritten (V1 rewrites every word)
+    heap: HeapStats | None = None  # V5 only
+
+
+OnMerge = Callable[[MergeEvent], None]
+
+
+class MergeLoop(Protocol):
+    def __call__(
+        self,
+        word_counts: Mapping[bytes, int],
+        vocab_size: int,
+        special_tokens: Sequence[str] = (),
+        on_merge: OnMerge | None = None,
+    ) -> tuple[Vocab, Merges]: ...
+
+
+# --- The vocabulary layout -----------------------------------------------------------------------
+
+
+def initial_vocab(special_tokens: Sequence[str] = ()) -> Vocab:
+    """The 256 single bytes (ids 0-255), then the special tokens in the order given.
+
+    Merged tokens take the following ids, one per merge, in merge order.
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    for token in special_tokens:
+        vocab[len(vocab)] = token.encode("utf-8")
+    return vocab
+
+
+def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) -> int:
+    """Validate the arguments every trainer takes; return the number of merges to do."""
+    if isinstance(special_tokens, (str, bytes)):
+        raise BPEInputError(
+            f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}"
+            f" ({special_tokens!r}); write [{special_tokens!r}]"
+        )
+    for token in special_tokens:
+        if not isinstance(token, str):
+            raise BPEInputError(f"special token {token!r} is not a string")
+        if token == "":
+            raise BPEInputError("special tokens must not be empty strings")
+    duplicates = sorted({t for t in special_tokens if list(special_tokens).count(t) > 1})
+    if duplicates:
+        raise BPEInputError(f"special tokens must be distinct; repeated: {duplicates}")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise BPEInputError(f"vocab_size must be an integer, not {vocab_size!r}")
+    floor = 256 + len(special_tokens)
+    if vocab_size < floor:
+        raise BPEInputError(
+            f"vocab_size={vocab_size} is too small: the 256 byte tokens and "
+            f"{len(special_tokens)} special token(s) already take {floor} ids. "
+            f"Use vocab_size >= {floor}."
+        )
+    return vocab_size - floor
+
+
+def warn_exhausted(done: int, wanted: int, vocab_size: int) -> None:
+    """Say, once, that the corpus ran out of pairs before the vocabulary was full."""
+    warnings.warn(
+        VocabularyExhaustedWarning(
+            f"stopped after {done} of {wanted} merges: no pair of tokens is left in the corpus, so "
+            f"the vocabulary has {vocab_size - (wanted - done)} entries instead of {vocab_size}. "
+            "Use a larger corpus or a smaller vocab_size."
+        ),
+        stacklevel=3,
+    )
+
+
+# --- The tie-break rule: defined here and nowhere else ---------------------------------------------
+
+
+def tie_break_key(pair: Pair, vocab: Vocab) -> tuple[bytes, bytes, int, int]:
+    """Among pairs of equal count, the merge is the pair with the greatest key.
+
+    The CS336 rule: the pair whose ``(left bytes, right bytes)`` is lexicographically greatest.
+    Two different ids can spell the same bytes (``ab``+``c`` and ``a``+``bc`` both make ``abc``),
+    so the ids come last to make the order total, and every trainer agrees even then.
+    """
+    return (vocab[pair[0]], vocab[pair[1]], pair[0], pair[1])
+
+
+def most_frequent_pair(pair_counts: Mapping[Pair, int], vocab: Vocab) -> Pair:
+    """The pair to merge: highest count, ties broken by :func:`tie_break_key`. O(P)."""
+    top = max(pair_counts.values())  # one pass at C speed ...
+    tied = [pair for pair, count in pair_counts.items() if count == top]
+    if len(tied) == 1:  # ... and the Python-level key only for the few tied pairs
+        return tied[0]
+    return max(tied, key=lambda pair: tie_break_key(pair, vocab))
+
+
+# The heap of V5 needs the same order as plain bytes, cheaply: a heap compares its entries in C, so
+# each pair gets one ``bytes`` key whose ascending order is the tie-break's descending order. Every
+# byte b becomes two bytes (0, 255 - b), and the end of a token becomes (1, 0), which sorts after
+# every byte: so "a" (a prefix of "ab", and smaller) gets the larger key, as a reversed order needs.
+_REVERSED_BYTE = [bytes((0, 255 - b)) for b in range(256)]
+_END_OF_TOKEN = b"\x01\x00"
+_MAX_ID = (1 << 32) - 1
+
+
+def reversed_token_key(token: bytes) -> bytes:
+    """A key whose ascending order is the descending order of ``token`` as bytes."""
+    return b"".join([_REVERSED_BYTE[b] for b in token]) + _END_OF_TOKEN
+
+
+def reversed_id_key(token_id: int) -> bytes:
+    """A key whose ascending order is the descending order of token ids."""
+    return (_MAX_ID - token_id).to_bytes(4, "big")
+
+
+def heap_pair_key(left_key: bytes, right_key: bytes, left_id_key: bytes, right_id_key: bytes) -> bytes:
+    """The heap's tie-break key of a pair: ascending order here = descending :func:`tie_break_key`."""
+    return left_key + right_key + left_id_key + right_id_key
+
+
+# --- Merging one word ------------------------------------------------------------------------------
+
+
+def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...]:
+    """Replace every non-overlapping occurrence of ``pair`` in ``word``, left to right.
+
+    >>> merge_word((1, 2, 2, 2, 3), (2, 2), 9)
+    (1, 9, 2, 3)
+    """
+    left, right = pair
+    out: list[int] = []
+    i, n = 0, len(word)
+    while i < n:
+        if word[i] == left and i + 1 < n and word[i + 1] == right:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
+
+
+def words_as_ids(word_counts: Mapping[bytes, int]) -> tuple[list[tuple[int, ...]], list[int]]:
+    """Words as tuples of byte ids (single-byte words dropped: they hold no pair) and their counts."""
+    words = [tuple(word) for word in word_counts if len(word) > 1]
+    counts = [word_counts[word] for word in word_counts if len(word) > 1]
+    return words, counts
+
+
+def record_merge(vocab: Vocab, merges: Merges, pair: Pair) -> int:
+    """Add the merged token to ``vocab`` and the pair to ``merges``; return the new token's id."""
+    new_id = len(vocab)
+    left, right = vocab[pair[0]], vocab[pair[1]]
+    vocab[new_id] = left + right
+    merges.append((left, right))
+    return new_id
+
+
+def count_pairs(words: Sequence[tuple[int, ...]], counts: Sequence[int]) -> dict[Pair, int]:
+    """Count every adjacent pair over all words, each weighted by its word's count. O(W L)."""
+    pair_counts: dict[Pair, int] = {}
+    get = pair_counts.get
+    for word, count in zip(words, counts):
+        for pair in zip(word, word[1:]):
+            pair_counts[pair] = get(pair, 0) + count
+    return pair_counts
+
+
+def add_word_change(
+    deltas: dict[Pair, int], old: tuple[int, ...], new: tuple[int, ...], count: int
+) -> None:
+    """Record in ``deltas`` how the pair counts change when one word goes from ``old`` to ``new``.
+
+    Pairs away from the merge appear once with -count and once with +count and cancel out.
+    """
+    get = deltas.get
+    for pair in zip(old, old[1:]):
+        deltas[pair] = get(pair, 0) - count
+    for pair in zip(new, new[1:]):
+        deltas[pair] = get(pair, 0) + count
+
+
+def apply_deltas(pair_counts: dict[Pair, int], deltas: Mapping[Pair, int]) -> None:
+    """Add ``deltas`` to ``pair_counts``, dropping pairs whose count falls to zero."""
+    get = pair_counts.get
+    for pair, delta in deltas.items():
+        if delta:
+            count = get(pair, 0) + delta
+            if count:
+                pair_counts[pair] = count
+            else:
+                del pair_counts[pair]

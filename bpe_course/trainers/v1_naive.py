@@ -1,0 +1,50 @@
+"""V1, naive: recount every pair and rewrite every word, on every merge.
+
+Data: the distinct words as tuples of token ids, with their counts.
+Per merge: count all pairs over all words (O(W L)), take the most frequent (O(P)), rewrite every
+word (O(W L)). In all O(m W L): fine for a classroom example, hopeless beyond a few MB. It is the
+reference: every faster version must return exactly what this one returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from bpe_course.trainers.common import (
+    Merges,
+    MergeEvent,
+    OnMerge,
+    Vocab,
+    check_training_arguments,
+    count_pairs,
+    initial_vocab,
+    merge_word,
+    most_frequent_pair,
+    record_merge,
+    warn_exhausted,
+    words_as_ids,
+)
+
+
+def merge_loop(
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    on_merge: OnMerge | None = None,
+) -> tuple[Vocab, Merges]:
+    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
+    wanted = check_training_arguments(vocab_size, special_tokens)
+    vocab, merges = initial_vocab(special_tokens), []
+    words, counts = words_as_ids(word_counts)
+    for index in range(wanted):
+        pair_counts = count_pairs(words, counts)  # from scratch, every time
+        if not pair_counts:
+            warn_exhausted(index, wanted, vocab_size)
+            break
+        best = most_frequent_pair(pair_counts, vocab)
+        new_id = record_merge(vocab, merges, best)
+        words = [merge_word(word, best, new_id) for word in words]  # every word, every time
+        if on_merge is not None:
+            event = MergeEvent(index, new_id, merges[-1], pair_counts[best], len(words))
+            on_merge(event)
+    return vocab, merges

@@ -1,0 +1,106 @@
+"""V4, inverted index: V3, but each pair knows the words that hold it, so no merge scans all words.
+
+Change from V3: ``pair_to_words``, a map from each pair to the ids of the words holding it (the
+``where_to_update`` of Hugging Face's trainer). A merge visits only those words and keeps the
+index up to date as it rewrites them.
+Data: words by id (tuples of token ids) with their counts, ``pair_counts``, ``pair_to_words``.
+Per merge: O(P) to find the best pair (a C-speed pass over the counts), O(A L) to rewrite the A
+words holding it. Since a word of length L can be rewritten at most L - 1 times, the rewriting over
+all merges costs O(W L) in total, and the O(m P) search for the best pair is what remains.
+Memory: the index holds at most one entry per pair position, O(W L).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from bpe_course.trainers.common import (
+    Merges,
+    MergeEvent,
+    OnMerge,
+    Pair,
+    Vocab,
+    add_word_change,
+    apply_deltas,
+    check_training_arguments,
+    initial_vocab,
+    merge_word,
+    most_frequent_pair,
+    record_merge,
+    warn_exhausted,
+    words_as_ids,
+)
+
+
+def build_index(
+    words: Sequence[tuple[int, ...]], counts: Sequence[int]
+) -> tuple[dict[Pair, int], dict[Pair, set[int]]]:
+    """``pair_counts`` and ``pair_to_words`` in one pass over the words. O(W L)."""
+    pair_counts: dict[Pair, int] = {}
+    pair_to_words: dict[Pair, set[int]] = {}
+    get = pair_counts.get
+    for word_id, (word, count) in enumerate(zip(words, counts)):
+        for pair in zip(word, word[1:]):
+            pair_counts[pair] = get(pair, 0) + count
+            holders = pair_to_words.get(pair)
+            if holders is None:
+                pair_to_words[pair] = {word_id}
+            else:
+                holders.add(word_id)
+    return pair_counts, pair_to_words
+
+
+def rewrite_words(
+    best: Pair,
+    new_id: int,
+    words: list[tuple[int, ...]],
+    counts: Sequence[int],
+    pair_to_words: dict[Pair, set[int]],
+) -> tuple[dict[Pair, int], int]:
+    """Merge ``best`` in every word holding it; keep the index current.
+
+    Returns the changes to the pair counts and how many words were rewritten. Shared by every
+    trainer built on the inverted index (V5, fast max): they differ only in how they find the max.
+    """
+    deltas: dict[Pair, int] = {}
+    holders = pair_to_words.pop(best)  # after the merge no word holds it, and it never comes back
+    for word_id in holders:
+        old = words[word_id]
+        new = merge_word(old, best, new_id)
+        words[word_id] = new
+        add_word_change(deltas, old, new, counts[word_id])
+        old_pairs, new_pairs = set(zip(old, old[1:])), set(zip(new, new[1:]))
+        old_pairs.discard(best)
+        for pair in old_pairs - new_pairs:
+            pair_to_words[pair].discard(word_id)
+        for pair in new_pairs - old_pairs:
+            if pair in pair_to_words:
+                pair_to_words[pair].add(word_id)
+            else:
+                pair_to_words[pair] = {word_id}
+    return deltas, len(holders)
+
+
+def merge_loop(
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    on_merge: OnMerge | None = None,
+) -> tuple[Vocab, Merges]:
+    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
+    wanted = check_training_arguments(vocab_size, special_tokens)
+    vocab, merges = initial_vocab(special_tokens), []
+    words, counts = words_as_ids(word_counts)
+    pair_counts, pair_to_words = build_index(words, counts)
+    for index in range(wanted):
+        if not pair_counts:
+            warn_exhausted(index, wanted, vocab_size)
+            break
+        best = most_frequent_pair(pair_counts, vocab)
+        best_count = pair_counts[best]
+        new_id = record_merge(vocab, merges, best)
+        deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
+        apply_deltas(pair_counts, deltas)
+        if on_merge is not None:
+            on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched))
+    return vocab, merges

@@ -1,0 +1,134 @@
+"""V5, heap: V4, but the best pair comes from a max-heap instead of a scan of all pair counts.
+
+Change from V4: a ``heapq`` of entries ``(-count, key, pair)``, where ``key`` is a ``bytes``
+object whose ascending order is the tie-break's descending order (see
+:func:`bpe_course.trainers.common.heap_pair_key`), so the heap orders ties by the same rule as
+every other version, compared in C, and every entry is a tuple of ints and bytes, which CPython's
+garbage collector stops tracking (a wrapper class instance would be tracked forever).
+
+Lazy deletion: counts change all the time and ``heapq`` cannot update an entry in place, so old
+entries stay. A pair's count only rises when a new entry is pushed, so the heap always holds an
+entry with at least the pair's current count. On pop, an entry whose count differs from the live
+count is stale: re-pushed with the live count if the pair is alive with a lower count, else dropped.
+Compaction: when entries exceed ``compaction_factor`` times the live pairs, the heap is rebuilt
+from the live counts, which bounds its memory.
+Per merge: O(A L log H) to push the pairs whose count rose, plus the stale pops, each paid once.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+
+from bpe_course.trainers.common import (
+    HeapStats,
+    Merges,
+    MergeEvent,
+    OnMerge,
+    Pair,
+    Vocab,
+    check_training_arguments,
+    heap_pair_key,
+    initial_vocab,
+    record_merge,
+    reversed_id_key,
+    reversed_token_key,
+    warn_exhausted,
+    words_as_ids,
+)
+from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
+
+DEFAULT_COMPACTION_FACTOR = 3.0
+
+HeapEntry = tuple[int, bytes, Pair]
+
+
+class _PairKeys(dict):
+    """``pair -> heap key``, made on first use from per-token keys (one concatenation per pair)."""
+
+    def __init__(self, vocab: Vocab) -> None:
+        super().__init__()
+        self.token_keys = [reversed_token_key(vocab[i]) for i in range(len(vocab))]
+        self.id_keys = [reversed_id_key(i) for i in range(len(vocab))]
+
+    def add_token(self, token: bytes) -> None:
+        self.id_keys.append(reversed_id_key(len(self.token_keys)))
+        self.token_keys.append(reversed_token_key(token))
+
+    def __missing__(self, pair: Pair) -> bytes:
+        left, right = pair
+        key = self[pair] = heap_pair_key(
+            self.token_keys[left], self.token_keys[right], self.id_keys[left], self.id_keys[right]
+        )
+        return key
+
+
+def merge_loop(
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    on_merge: OnMerge | None = None,
+    compaction_factor: float = DEFAULT_COMPACTION_FACTOR,
+) -> tuple[Vocab, Merges]:
+    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``.
+
+    ``compaction_factor``: rebuild the heap when it holds more than this many entries per live
+    pair (``float("inf")`` never compacts).
+    """
+    wanted = check_training_arguments(vocab_size, special_tokens)
+    if not compaction_factor >= 1:
+        raise ValueError(f"compaction_factor must be at least 1, not {compaction_factor!r}")
+    vocab, merges = initial_vocab(special_tokens), []
+    words, counts = words_as_ids(word_counts)
+    pair_counts, pair_to_words = build_index(words, counts)
+    keys = _PairKeys(vocab)
+    heap: list[HeapEntry] = [(-c, keys[p], p) for p, c in pair_counts.items()]
+    heapq.heapify(heap)
+    heappush, heappop = heapq.heappush, heapq.heappop
+    pushes = stale_pops = compactions = 0
+
+    for index in range(wanted):
+        # 1. Pop until an entry agrees with the live count: that pair is the best.
+        while heap:
+            neg_count, key, best = heappop(heap)
+            live = pair_counts.get(best, 0)
+            if live == -neg_count:
+                break
+            stale_pops += 1
+            if 0 < live < -neg_count:  # fell since pushed: its true place is lower
+                heappush(heap, (-live, key, best))
+                pushes += 1
+        else:
+            warn_exhausted(index, wanted, vocab_size)
+            break
+
+        # 2. Record the merge and rewrite the words holding the pair (as V4).
+        new_id = record_merge(vocab, merges, best)
+        keys.add_token(vocab[new_id])
+        deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
+
+        # 3. Apply the count changes; a pair whose count rose gets a fresh entry.
+        get = pair_counts.get
+        for pair, delta in deltas.items():
+            if delta > 0:
+                count = pair_counts[pair] = get(pair, 0) + delta
+                heappush(heap, (-count, keys[pair], pair))
+                pushes += 1
+            elif delta < 0:
+                count = pair_counts[pair] + delta
+                if count:
+                    pair_counts[pair] = count
+                else:
+                    del pair_counts[pair]
+                    del keys[pair]
+
+        # 4. Compact when stale entries dominate.
+        if len(heap) > compaction_factor * len(pair_counts):
+            heap = [(-c, keys[p], p) for p, c in pair_counts.items()]
+            heapq.heapify(heap)
+            compactions += 1
+
+        if on_merge is not None:
+            stats = HeapStats(len(heap), len(pair_counts), pushes, stale_pops, compactions)
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, stats))
+    return vocab, merges
