@@ -9,7 +9,7 @@ from pathlib import Path
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import count_words
 from bpe_course.trainers import get_trainer
-from bpe_course.trainers.common import Merges, MergeEvent, OnMerge, Vocab, check_training_arguments
+from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check_training_arguments
 
 
 def train_bpe(
@@ -36,7 +36,9 @@ def train_bpe(
     """
     trainer = get_trainer(version)
     check_training_arguments(vocab_size, special_tokens)
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
         raise BPEInputError(f"workers must be a positive integer or None, not {workers!r}")
     path = check_corpus_path(input_path)
 

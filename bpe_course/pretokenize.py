@@ -100,15 +100,16 @@ def pick_split_token(special_tokens: Sequence[str]) -> str | None:
     """The special token to cut chunks at, or None when no cut is safe.
 
     Prefers ``<|endoftext|>``, else the first special token. A cut at the start of an occurrence of
-    S is safe when no other special token can match across that position: no other token T may have
-    a proper suffix that is a prefix of S or that starts with S. (For ``<|endoftext|>`` and
-    ``<|endoftext|><|endoftext|>`` the cut stays safe: the longer token starts with the shorter.)
+    S is safe when no other special token T can match across that position, that is when no proper
+    suffix of T is a prefix of S or starts with S. A T made of copies of S (``<|endoftext|>`` twice)
+    is safe as well: a cut inside it leaves only copies of S on each side, never counted.
+    Otherwise there is no safe cut, and the file is counted as one chunk (still exactly).
     """
     if not special_tokens:
         return None
     split = END_OF_TEXT if END_OF_TEXT in special_tokens else special_tokens[0]
     for other in special_tokens:
-        if other == split:
+        if other == split or other == split * (len(other) // len(split)):
             continue
         for k in range(1, len(other)):
             tail = other[k:]

@@ -152,7 +152,9 @@ def reversed_id_key(token_id: int) -> bytes:
     return (_MAX_ID - token_id).to_bytes(4, "big")
 
 
-def heap_pair_key(left_key: bytes, right_key: bytes, left_id_key: bytes, right_id_key: bytes) -> bytes:
+def heap_pair_key(
+    left_key: bytes, right_key: bytes, left_id_key: bytes, right_id_key: bytes
+) -> bytes:
     """The heap's tie-break key of a pair: ascending order here = descending :func:`tie_break_key`."""
     return left_key + right_key + left_id_key + right_id_key
 

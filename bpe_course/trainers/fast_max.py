@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from sortedcontainers import SortedDict
 
 from bpe_course.trainers.common import (
-    Merges,
     MergeEvent,
+    Merges,
     OnMerge,
     Pair,
     Vocab,
@@ -56,7 +56,11 @@ def merge_loop(
             warn_exhausted(index, wanted, vocab_size)
             break
         best_count, tied = count_to_pairs.peekitem(-1)
-        best = max(tied, key=lambda pair: tie_break_key(pair, vocab)) if len(tied) > 1 else next(iter(tied))
+        best = (
+            max(tied, key=lambda pair: tie_break_key(pair, vocab))
+            if len(tied) > 1
+            else next(iter(tied))
+        )
         new_id = record_merge(vocab, merges, best)
         deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
         for pair, delta in deltas.items():

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bpe_course.trainers.common import (
-    Merges,
     MergeEvent,
+    Merges,
     OnMerge,
     Vocab,
     check_training_arguments,

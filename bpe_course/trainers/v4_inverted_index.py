@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bpe_course.trainers.common import (
-    Merges,
     MergeEvent,
+    Merges,
     OnMerge,
     Pair,
     Vocab,

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 
 from bpe_course.trainers.common import (
     HeapStats,
-    Merges,
     MergeEvent,
+    Merges,
     OnMerge,
     Pair,
     Vocab,

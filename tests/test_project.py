@@ -1,0 +1,38 @@
+"""The project's set-up files agree with each other."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def requirement_names(requirements: list[str]) -> dict[str, str]:
+    out = {}
+    for requirement in requirements:
+        name = re.split(r"[<>=!~ \[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+        out[name] = requirement.replace(" ", "")
+    return out
+
+
+def test_environment_yml_matches_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = requirement_names(project["dependencies"] + project["optional-dependencies"]["test"])
+    lines = (ROOT / "environment.yml").read_text().splitlines()
+    section = lines[lines.index("dependencies:") + 1 :]
+    conda = [line.strip()[2:] for line in section if re.match(r"^  - [a-z]", line)]
+    conda = [c for c in conda if not c.startswith(("python", "pip"))]
+    assert requirement_names(conda) == wanted
+    assert "      - -e ." in lines  # installs the package itself
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test" in readme and "make course" in readme
+    assert re.search(r"^make test$", ci, re.M)
