@@ -1,0 +1,333 @@
+"""Corpora: the TinyStories download, the generated offline corpus, and slices of either.
+
+Everything lands in ``data/`` (see :mod:`bpe_course.paths`). Files appear whole or not at all:
+each is written to a ``.partial`` file first and renamed only once complete and verified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bpe_course.errors import BPEInputError
+from bpe_course.paths import data_dir
+
+EOT = "<|endoftext|>"
+MB = 1_000_000  # sizes in the course are decimal megabytes, as in the V1-V5 post
+
+# The corpus sizes of the course (those of the V1-V5 post's tables), in bytes.
+COURSE_SIZES_MB = (1, 5, 10, 21.5)
+CORPUS_ENV = "BPE_COURSE_CORPUS"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    url: str
+    size: int | None  # bytes; None where not published
+    sha256: str | None  # None where no published hash could be checked (pinned on first download)
+    licence: str
+    filename: str
+
+
+_HF = "https://huggingface.co/datasets/roneneldan/TinyStories/resolve/main/"
+_LICENCE = "CDLA-Sharing-1.0 (Eldan and Li, 2023, TinyStories)"
+DATASETS: dict[str, Dataset] = {
+    d.name: d
+    for d in [
+        Dataset(
+            "tinystories-valid",
+            _HF + "TinyStoriesV2-GPT4-valid.txt",
+            22_502_601,
+            None,
+            _LICENCE,
+            "TinyStoriesV2-GPT4-valid.txt",
+        ),
+        Dataset(
+            "tinystories-train",
+            _HF + "TinyStoriesV2-GPT4-train.txt",
+            None,
+            None,
+            _LICENCE,
+            "TinyStoriesV2-GPT4-train.txt",
+        ),
+    ]
+}
+
+
+class DownloadError(BPEInputError):
+    """A download failed; the message says why and what to do."""
+
+
+def parse_size(text: str | float | int) -> int:
+    """``"5MB"``, ``"21.5MB"``, ``"800KB"`` or a number of bytes, as bytes (decimal units)."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        size = int(text)
+    else:
+        match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(B|KB|MB|GB)?\s*", str(text), re.I)
+        if not match:
+            raise BPEInputError(
+                f"cannot read the size {text!r}; write it like 5MB, 21.5MB or 800KB"
+            )
+        unit = {"B": 1, "KB": 1_000, "MB": MB, "GB": 1_000 * MB}[(match.group(2) or "B").upper()]
+        size = int(float(match.group(1)) * unit)
+    if size <= 0:
+        raise BPEInputError(f"a corpus size must be positive, not {text!r}")
+    return size
+
+
+def size_label(size: int) -> str:
+    """``21500000`` -> ``"21.5MB"``: the name a size has in files, tables and figures."""
+    return f"{size / MB:g}MB" if size % 1000 == 0 else f"{size}B"
+
+
+def get_dataset(name: str) -> Dataset:
+    try:
+        return DATASETS[name]
+    except KeyError:
+        raise BPEInputError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}") from None
+
+
+# --- Writing files whole or not at all -----------------------------------------------------------
+
+
+def _writable_data_dir() -> Path:
+    folder = data_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise BPEInputError(
+            f"cannot write to the data folder {folder}: {err.strerror}. Set BPE_COURSE_DATA to a folder you can write."
+        ) from None
+    return folder
+
+
+def _write_text_atomically(path: Path, text: str) -> Path:
+    partial = path.with_name(path.name + ".partial")
+    try:
+        partial.write_bytes(text.encode("utf-8"))
+        os.replace(partial, path)
+    except OSError as err:
+        partial.unlink(missing_ok=True)
+        raise BPEInputError(f"could not write {path}: {err.strerror}") from None
+    return path
+
+
+# --- The generated corpus ------------------------------------------------------------------------
+
+
+def generated_corpus(size: int | str, seed: int = 0) -> Path:
+    """The offline corpus of ``size`` bytes for ``seed``, generated once and cached in ``data/``."""
+    from bpe_course.storygen import GENERATOR_VERSION, generate_stories
+
+    size = parse_size(size)
+    path = data_dir() / f"generated-{size_label(size)}-seed{seed}-g{GENERATOR_VERSION}.txt"
+    if path.exists():
+        return path
+    _writable_data_dir()
+    # Generate a little more, then cut at a story boundary so the file is exactly one course size.
+    text = generate_stories(size + 2_000, seed)
+    return _write_text_atomically(
+        path, _prefix_on_boundary(text.encode("utf-8"), size).decode("utf-8")
+    )
+
+
+# --- Slices --------------------------------------------------------------------------------------
+
+
+def _prefix_on_boundary(data: bytes, size: int) -> bytes:
+    """The longest prefix of at most ``size`` bytes that ends right after an ``<|endoftext|>`` line."""
+    if size >= len(data):
+        return data
+    marker = EOT.encode()
+    cut = data.rfind(marker, 0, size - len(marker) + 1)
+    if cut == -1:
+        raise BPEInputError(
+            f"no document boundary ({EOT}) in the first {size} bytes; ask for a larger size"
+        )
+    end = cut + len(marker)
+    if data[end : end + 1] == b"\n":
+        end += 1
+    return data[:end] if end <= size else data[:cut]
+
+
+def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
+    """A prefix of ``source`` of at most ``size`` bytes ending on a document boundary, cached in
+    ``data/`` so "the 5 MB TinyStories" is one exact file everywhere."""
+    source = Path(source)
+    size = parse_size(size)
+    if not source.is_file():
+        raise BPEInputError(f"corpus file not found: {source}")
+    total = source.stat().st_size
+    if size > total:
+        raise BPEInputError(
+            f"cannot slice {size_label(size)} from {source.name}: it holds only {total} bytes"
+        )
+    if size == total:
+        return source
+    path = data_dir() / f"{source.stem}-{size_label(size)}.txt"
+    if path.exists():
+        return path
+    _writable_data_dir()
+    with open(source, "rb") as f:
+        data = f.read(size + 1)
+    prefix = _prefix_on_boundary(data, size)
+    prefix.decode("utf-8")  # a boundary is never inside a character; this would say so loudly
+    return _write_text_atomically(path, prefix.decode("utf-8"))
+
+
+# --- Which corpus the course uses ----------------------------------------------------------------
+
+
+def corpus_source(choice: str | None = None) -> str:
+    """``"tinystories"`` or ``"generated"``: the argument, else ``BPE_COURSE_CORPUS``, else
+    TinyStories when its valid set is already in ``data/``, else the generated corpus."""
+    choice = choice or os.environ.get(CORPUS_ENV) or None
+    if choice is None:
+        valid = data_dir() / DATASETS["tinystories-valid"].filename
+        return "tinystories" if valid.exists() else "generated"
+    if choice not in ("tinystories", "generated"):
+        raise BPEInputError(f"unknown corpus {choice!r}; choose tinystories or generated")
+    return choice
+
+
+def course_corpus(size: int | str, choice: str | None = None, seed: int = 0) -> Path:
+    """The course's corpus of ``size`` bytes: a slice of TinyStories valid, or generated stories."""
+    source = corpus_source(choice)
+    if source == "generated":
+        return generated_corpus(size, seed)
+    valid = data_dir() / DATASETS["tinystories-valid"].filename
+    if not valid.exists():
+        raise BPEInputError(
+            f"TinyStories is not in {data_dir()}; fetch it with `python -m bpe_course data fetch "
+            "tinystories-valid`, or use the offline corpus (BPE_COURSE_CORPUS=generated)"
+        )
+    return slice_corpus(valid, size)
+
+
+# --- Downloading ---------------------------------------------------------------------------------
+
+
+def fetch(
+    name: str,
+    *,
+    url: str | None = None,
+    progress: bool = True,
+    timeout: float = 30.0,
+    on_bytes: Callable[[int], None] | None = None,
+) -> Path:
+    """Download dataset ``name`` into ``data/`` (once), resuming a partial download when it can.
+
+    The bytes go to ``<file>.partial``; only when the size (and the hash, where known) match is it
+    renamed to its final name. ``url`` overrides the registry's (the tests use a local server).
+    """
+    dataset = get_dataset(name)
+    folder = _writable_data_dir()
+    target = folder / dataset.filename
+    if target.exists():
+        return target
+    partial = folder / (dataset.filename + ".partial")
+    source = url or dataset.url
+    done = partial.stat().st_size if partial.exists() else 0
+    request = urllib.request.Request(source, headers={"Range": f"bytes={done}-"} if done else {})
+    try:
+        response = urllib.request.urlopen(request, timeout=timeout)
+    except urllib.error.HTTPError as err:
+        if err.code == 416 and done:  # the partial file is already whole
+            return _verify_and_finish(dataset, partial, target)
+        raise DownloadError(
+            f"downloading {name} from {source} failed: HTTP {err.code} {err.reason}"
+        ) from None
+    except (TimeoutError, urllib.error.URLError, OSError) as err:
+        reason = getattr(err, "reason", err)
+        raise DownloadError(
+            f"cannot reach {source} ({reason}). With no network, use the offline corpus: "
+            "BPE_COURSE_CORPUS=generated (the default when TinyStories is not in data/)."
+        ) from None
+    with response:
+        resumed = response.status == 206
+        if not resumed:
+            done = 0  # the server ignored the Range header: start again from the first byte
+        length = response.headers.get("Content-Length")
+        expected = dataset.size or (int(length) + done if length else None)
+        bar = _download_bar(progress, expected, done, name)
+        try:
+            with open(partial, "ab" if resumed else "wb") as out:
+                while chunk := response.read(1 << 16):
+                    out.write(chunk)
+                    if bar is not None:
+                        bar.update(len(chunk))
+                    if on_bytes is not None:
+                        on_bytes(len(chunk))
+        except OSError as err:
+            if isinstance(err, (socket.timeout, ConnectionError)) or err.errno is None:
+                raise DownloadError(
+                    f"the download of {name} was interrupted ({err}); run the same command again "
+                    "to resume it"
+                ) from None
+            partial.unlink(missing_ok=True)
+            raise DownloadError(
+                f"could not write {partial}: {err.strerror}; free some disk space and try again"
+            ) from None
+        finally:
+            if bar is not None:
+                bar.close()
+    got = partial.stat().st_size
+    if expected is not None and got < expected:
+        raise DownloadError(
+            f"the download of {name} stopped at {got} of {expected} bytes; run the same command again to resume it"
+        )
+    return _verify_and_finish(dataset, partial, target, expected)
+
+
+def _verify_and_finish(
+    dataset: Dataset, partial: Path, target: Path, expected: int | None = None
+) -> Path:
+    size = partial.stat().st_size
+    expected = dataset.size or expected
+    if expected is not None and size != expected:
+        partial.unlink()
+        raise DownloadError(
+            f"{dataset.name}: got {size} bytes, expected {expected}; the partial file was removed, "
+            "run the command again to download it afresh"
+        )
+    digest = sha256_of(partial)
+    pinned = target.with_name(target.name + ".sha256")
+    known = dataset.sha256 or (pinned.read_text().strip() if pinned.exists() else None)
+    if known is not None and digest != known:
+        partial.unlink()
+        raise DownloadError(
+            f"{dataset.name}: SHA-256 {digest} does not match the expected {known}; the file was "
+            "removed. Run the command again; if it keeps failing, the source has changed."
+        )
+    pinned.write_text(digest + "\n")
+    os.replace(partial, target)
+    return target
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _download_bar(enabled: bool, total: int | None, initial: int, name: str):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=name
+    )
