@@ -235,3 +235,16 @@ def _add_up(totals: Counter[str], results, on_chunk: Callable[[int], None] | Non
         totals.update(counts)
         if on_chunk is not None:
             on_chunk(size)
+
+
+def corpus_shape(word_counts: dict[bytes, int]) -> tuple[int, int, float]:
+    """The variables of the cost analysis, from word counts: ``(W, P, L)``.
+
+    W: distinct words; P: distinct adjacent byte pairs over the distinct words, before any merge;
+    L: mean length of a distinct word in bytes (how the V1-V5 post's table counts them).
+    """
+    pairs: set[tuple[int, int]] = set()
+    for word in word_counts:
+        pairs.update(zip(word, word[1:]))
+    total = sum(len(word) for word in word_counts)
+    return len(word_counts), len(pairs), total / max(1, len(word_counts))

@@ -20,7 +20,7 @@ from bpe_course.datasets import (
     parse_size,
     slice_corpus,
 )
-from bpe_course.pretokenize import count_words
+from bpe_course.pretokenize import corpus_shape, count_words
 from bpe_course.storygen import generate_stories
 
 PAYLOAD = ("Once upon a time there was a test.\n<|endoftext|>\n" * 4000).encode()
@@ -203,3 +203,46 @@ def test_corpus_choice(data_folder, monkeypatch) -> None:
     assert "generated" in course_corpus("10KB").name
     with pytest.raises(BPEInputError, match="choose tinystories or generated"):
         corpus_source("wikipedia")
+
+
+# TinyStories V2 valid prefixes, as measured in the V1-V5 post: size -> (W, P, L).
+TINYSTORIES_SHAPE = {"1MB": (4658, 647, 6.6), "5MB": (8126, 796, 6.8)}
+
+
+@pytest.mark.parametrize("size", list(TINYSTORIES_SHAPE))
+def test_generated_corpus_has_the_shape_of_tinystories(size) -> None:
+    measured = corpus_shape(count_words(generated_corpus(size), ["<|endoftext|>"]))
+    for got, target, name in zip(measured, TINYSTORIES_SHAPE[size], "WPL"):
+        assert abs(got - target) <= 0.25 * target, f"{name} at {size}: {got} vs {target}"
+
+
+def test_disk_full_during_download_leaves_nothing(server, data_folder, monkeypatch) -> None:
+    import builtins
+    import errno
+
+    real_open = builtins.open
+
+    class FullDisk:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, chunk):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def fake_open(path, mode="r", *args, **kwargs):
+        f = real_open(path, mode, *args, **kwargs)
+        return (
+            FullDisk(f) if str(path).endswith(".partial") and "b" in mode and "r" not in mode else f
+        )
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    with pytest.raises(DownloadError, match="No space left on device; free some disk space"):
+        fetch("test-set", progress=False)
+    monkeypatch.setattr(builtins, "open", real_open)
+    assert [p.name for p in data_folder.iterdir()] == []
