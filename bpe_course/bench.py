@@ -1,0 +1,158 @@
+"""The benchmark harness: a grid of runs, each in a fresh process, into a tidy table and a CSV.
+
+Every cell (version x corpus size x vocab size x repeat) runs in its own subprocess, so one run's
+memory and garbage never leak into the next. Rows are appended to the CSV as they finish; a sweep
+that is interrupted resumes where it stopped (finished cells are not rerun unless asked). A run
+over the time limit is recorded as ``timeout`` and the larger cells of that version are skipped.
+Once per corpus and vocab size, every version's merges must equal the others' (a fast wrong
+trainer is not a result): a mismatch stops the sweep.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+import bpe_course
+from bpe_course.datasets import corpus_source, course_corpus, parse_size, size_label
+from bpe_course.errors import BPEInputError
+
+EOT = "<|endoftext|>"
+KEY = ["corpus", "size_bytes", "vocab_size", "version", "repeat"]
+
+
+@dataclass(frozen=True)
+class Grid:
+    versions: tuple[str, ...]
+    sizes: tuple[str, ...]
+    vocab_sizes: tuple[int, ...]
+    repeats: int = 1
+    timeout_s: float = 600.0
+
+
+CROSSOVER_VOCABS = (500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 4000, 5000)
+GRIDS = {
+    "quick": Grid(("v4", "v5"), ("200KB", "500KB"), (300, 500, 1000, 1500), 1, 120),
+    "crossover": Grid(("v4", "v5"), ("1MB", "5MB", "10MB", "21.5MB"), CROSSOVER_VOCABS, 3, 600),
+    "versions": Grid(("v1", "v2", "v3", "v4", "v5", "fastmax"), ("1MB",), (1000, 5000), 1, 900),
+}
+
+
+class BenchmarkMismatch(RuntimeError):
+    """Two versions learned different merges for the same corpus and vocab size."""
+
+
+def run_cell(corpus: Path, version: str, vocab_size: int, workers: int, timeout_s: float) -> dict:
+    spec = {
+        "corpus": str(corpus),
+        "version": version,
+        "vocab_size": vocab_size,
+        "workers": workers,
+        "special_tokens": [EOT],
+    }
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "bpe_course.bench_worker", json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout"}
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"benchmark run {version} vocab {vocab_size} failed:\n{done.stderr[-2000:]}"
+        )
+    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def context() -> dict:
+    return {
+        "python": platform.python_version(),
+        "machine": f"{platform.system()} {platform.machine()} ({platform.node()})",
+        "package": bpe_course.__version__,
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def run_grid(
+    grid: Grid,
+    csv_path: Path | None = None,
+    *,
+    corpus: str | None = None,
+    workers: int = 2,
+    rerun: bool = False,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run ``grid``; return every row (old and new) as a DataFrame, appending new ones to ``csv_path``."""
+    source = corpus_source(corpus)
+    done = (
+        pd.read_csv(csv_path)
+        if csv_path is not None and csv_path.exists() and not rerun
+        else pd.DataFrame(columns=KEY)
+    )
+    finished = {tuple(row) for row in done[KEY].itertuples(index=False)}
+    cells = [
+        (size, vocab, version, repeat)
+        for size in sorted(grid.sizes, key=parse_size)
+        for vocab in sorted(grid.vocab_sizes)
+        for version in grid.versions
+        for repeat in range(grid.repeats)
+    ]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(cells), desc="benchmark", unit="run")
+    rows, timed_out, shas = [], set(), {}
+    for size, vocab, version, repeat in cells:
+        size_bytes = parse_size(size)
+        key = (source, size_bytes, vocab, version, repeat)
+        if bar is not None:
+            bar.update(1)
+        if key in finished or version in timed_out:
+            continue
+        path = course_corpus(size, source)
+        result = run_cell(path, version, vocab, workers, grid.timeout_s)
+        if result["status"] == "timeout":
+            timed_out.add(version)  # larger cells of this version would time out too
+        else:
+            seen = shas.setdefault((size_bytes, vocab), (version, result["merges_sha"]))
+            if seen[1] != result["merges_sha"]:
+                raise BenchmarkMismatch(
+                    f"{version} and {seen[0]} learned different merges on {size_label(size_bytes)} at vocab {vocab}"
+                )
+        row = {
+            "corpus": source,
+            "size_bytes": size_bytes,
+            "size": size_label(size_bytes),
+            "vocab_size": vocab,
+            "version": version,
+            "repeat": repeat,
+            "workers": workers,
+            **result,
+            **context(),
+        }
+        rows.append(row)
+        if csv_path is not None:
+            csv_path.parent.mkdir(parents=True, exist_ok=True)
+            pd.DataFrame([row]).to_csv(
+                csv_path, mode="a", header=not csv_path.exists(), index=False
+            )
+    if bar is not None:
+        bar.close()
+    return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done
+
+
+def grid_by_name(name: str) -> Grid:
+    try:
+        return GRIDS[name]
+    except KeyError:
+        raise BPEInputError(f"unknown grid {name!r}; choose one of: {', '.join(GRIDS)}") from None

@@ -1,0 +1,49 @@
+"""One benchmark run, in its own process: ``python -m bpe_course.bench_worker '<json>'``.
+
+Prints one JSON line: phase times, peak resident memory, merges done, and a hash of the merges
+(so the harness can check every version learned the same thing without shipping the merges).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import resource
+import sys
+import time
+import warnings
+
+from bpe_course.pretokenize import count_words
+from bpe_course.trainers import get_trainer
+
+
+def peak_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1e6 if sys.platform == "darwin" else peak / 1e3  # bytes on macOS, KiB on Linux
+
+
+def run(spec: dict) -> dict:
+    trainer = get_trainer(spec["version"])
+    start = time.perf_counter()
+    word_counts = count_words(
+        spec["corpus"], spec["special_tokens"], workers=spec["workers"] if trainer.parallel else 1
+    )
+    pretokenized = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, merges = trainer.merge_loop(word_counts, spec["vocab_size"], spec["special_tokens"])
+    done = time.perf_counter()
+    digest = hashlib.sha256(repr(merges).encode()).hexdigest()[:16]
+    return {
+        "pretokenize_s": pretokenized - start,
+        "merge_s": done - pretokenized,
+        "total_s": done - start,
+        "peak_rss_mb": peak_rss_mb(),
+        "merges": len(merges),
+        "words": len(word_counts),
+        "merges_sha": digest,
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(json.loads(sys.argv[1]))))

@@ -1,0 +1,54 @@
+"""The benchmark harness: fresh processes, CSV resume, timeouts, cross-version verification."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from bpe_course import bench
+from bpe_course.bench import BenchmarkMismatch, Grid, run_grid
+
+SMALL = Grid(("v4", "v5"), ("30KB",), (280, 320), repeats=1, timeout_s=120)
+
+
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
+
+
+def test_grid_runs_records_and_resumes(tmp_path, monkeypatch) -> None:
+    csv = tmp_path / "bench.csv"
+    table = run_grid(SMALL, csv, workers=1, progress=False)
+    assert len(table) == 4 and set(table["status"]) == {"ok"}
+    assert (table["total_s"] >= table["merge_s"]).all() and (table["peak_rss_mb"] > 0).all()
+    assert set(table["merges"]) == {280 - 257, 320 - 257}
+    assert table.groupby("vocab_size")["merges_sha"].nunique().eq(1).all()
+    assert {"python", "machine", "date", "package", "corpus", "words"} <= set(table.columns)
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("a finished cell was run again")
+
+    monkeypatch.setattr(bench, "run_cell", must_not_run)
+    again = run_grid(SMALL, csv, workers=1, progress=False)
+    assert len(again) == 4 and len(pd.read_csv(csv)) == 4
+
+
+def test_timeout_is_recorded_and_larger_cells_skipped(tmp_path) -> None:
+    grid = Grid(("v1",), ("30KB",), (280, 320), repeats=1, timeout_s=0.01)
+    table = run_grid(grid, None, workers=1, progress=False)
+    assert list(table["status"]) == ["timeout"]  # the 320 cell was skipped
+
+
+def test_mismatch_stops_the_sweep(monkeypatch) -> None:
+    real = bench.run_cell
+
+    def wrong_v5(corpus, version, vocab_size, workers, timeout_s):
+        result = real(corpus, version, vocab_size, workers, timeout_s)
+        if version == "v5":
+            result["merges_sha"] = "0" * 16
+        return result
+
+    monkeypatch.setattr(bench, "run_cell", wrong_v5)
+    with pytest.raises(BenchmarkMismatch, match="v5 and v4 learned different merges"):
+        run_grid(SMALL, None, workers=1, progress=False)
