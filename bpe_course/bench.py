@@ -23,8 +23,8 @@ import pandas as pd
 import bpe_course
 from bpe_course.datasets import corpus_source, course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
+from bpe_course.pretokenize import END_OF_TEXT as EOT
 
-EOT = "<|endoftext|>"
 KEY = ["corpus", "size_bytes", "vocab_size", "version", "repeat"]
 
 

@@ -17,9 +17,8 @@ import warnings
 from pathlib import Path
 
 from bpe_course.api import train_bpe
+from bpe_course.pretokenize import END_OF_TEXT as EOT
 from bpe_course.trainers import TRAINERS, VERSIONS
-
-EOT = "<|endoftext|>"
 
 
 def time_versions(

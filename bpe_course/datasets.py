@@ -18,8 +18,8 @@ from pathlib import Path
 
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import data_dir
+from bpe_course.pretokenize import END_OF_TEXT as EOT
 
-EOT = "<|endoftext|>"
 MB = 1_000_000  # sizes in the course are decimal megabytes, as in the V1-V5 post
 
 # The corpus sizes of the course (those of the V1-V5 post's tables), in bytes.

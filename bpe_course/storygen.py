@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bpe_course.pretokenize import END_OF_TEXT
+
 GENERATOR_VERSION = 1  # bump when the output for a given seed changes (part of the cache key)
 
 NAMES = (
@@ -202,7 +204,7 @@ def generate_stories(
             total += len(story) + 15
             if total >= size_bytes:
                 break
-    return "\n<|endoftext|>\n".join(chunks) + "\n"
+    return f"\n{END_OF_TEXT}\n".join(chunks) + "\n"
 
 
 def _slot_letters(template: str) -> str:
