@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
+from bpe_course.files import write_atomically
 from bpe_course.paths import data_dir
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 
@@ -112,17 +113,6 @@ def _writable_data_dir() -> Path:
     return folder
 
 
-def _write_text_atomically(path: Path, text: str) -> Path:
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_bytes(text.encode("utf-8"))
-        os.replace(partial, path)
-    except OSError as err:
-        partial.unlink(missing_ok=True)
-        raise BPEInputError(f"could not write {path}: {err.strerror}") from None
-    return path
-
-
 # --- The generated corpus ------------------------------------------------------------------------
 
 
@@ -137,9 +127,7 @@ def generated_corpus(size: int | str, seed: int = 0) -> Path:
     _writable_data_dir()
     # Generate a little more, then cut at a story boundary so the file is exactly one course size.
     text = generate_stories(size + 2_000, seed)
-    return _write_text_atomically(
-        path, _prefix_on_boundary(text.encode("utf-8"), size).decode("utf-8")
-    )
+    return write_atomically(path, _prefix_on_boundary(text.encode("utf-8"), size).decode("utf-8"))
 
 
 # --- Slices --------------------------------------------------------------------------------------
@@ -183,7 +171,7 @@ def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
         data = f.read(size + 1)
     prefix = _prefix_on_boundary(data, size)
     prefix.decode("utf-8")  # a boundary is never inside a character; this would say so loudly
-    return _write_text_atomically(path, prefix.decode("utf-8"))
+    return write_atomically(path, prefix.decode("utf-8"))
 
 
 # --- Which corpus the course uses ----------------------------------------------------------------

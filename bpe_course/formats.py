@@ -12,6 +12,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from bpe_course.files import write_atomically
+
 
 @lru_cache(maxsize=1)
 def bytes_to_unicode() -> dict[int, str]:
@@ -48,15 +50,8 @@ def save_gpt2(
     folder.mkdir(parents=True, exist_ok=True)
     vocab_json = {token_to_text(token): token_id for token_id, token in sorted(vocab.items())}
     merges_lines = ["#version: 0.2"] + [f"{token_to_text(a)} {token_to_text(b)}" for a, b in merges]
-    vocab_path = _write_atomically(
+    vocab_path = write_atomically(
         folder / "vocab.json", json.dumps(vocab_json, ensure_ascii=False, indent=0)
     )
-    merges_path = _write_atomically(folder / "merges.txt", "\n".join(merges_lines) + "\n")
+    merges_path = write_atomically(folder / "merges.txt", "\n".join(merges_lines) + "\n")
     return vocab_path, merges_path
-
-
-def _write_atomically(path: Path, text: str) -> Path:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
-    return path

@@ -208,16 +208,17 @@ def count_pairs(words: Sequence[tuple[int, ...]], counts: Sequence[int]) -> dict
 
 
 def add_word_change(
-    deltas: dict[Pair, int], old: tuple[int, ...], new: tuple[int, ...], count: int
+    deltas: dict[Pair, int], old_pairs: Sequence[Pair], new_pairs: Sequence[Pair], count: int
 ) -> None:
-    """Record in ``deltas`` how the pair counts change when one word goes from ``old`` to ``new``.
+    """Record in ``deltas`` how the pair counts change when a word's pairs go from ``old_pairs`` to
+    ``new_pairs`` (the callers have the pairs already, so they are built once per word).
 
     Pairs away from the merge appear once with -count and once with +count and cancel out.
     """
     get = deltas.get
-    for pair in zip(old, old[1:]):
+    for pair in old_pairs:
         deltas[pair] = get(pair, 0) - count
-    for pair in zip(new, new[1:]):
+    for pair in new_pairs:
         deltas[pair] = get(pair, 0) + count
 
 

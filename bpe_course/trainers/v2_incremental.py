@@ -56,7 +56,8 @@ def merge_loop(
             if left in word and right in word:  # cheap filter; merge_word confirms adjacency
                 new = merge_word(word, best, new_id)
                 if len(new) != len(word):
-                    add_word_change(deltas, word, new, counts[i])
+                    old_pairs, new_pairs = list(zip(word, word[1:])), list(zip(new, new[1:]))
+                    add_word_change(deltas, old_pairs, new_pairs, counts[i])
                     words[i] = new
                     touched += 1
         apply_deltas(pair_counts, deltas)

@@ -68,12 +68,13 @@ def rewrite_words(
         old = words[word_id]
         new = merge_word(old, best, new_id)
         words[word_id] = new
-        add_word_change(deltas, old, new, counts[word_id])
-        old_pairs, new_pairs = set(zip(old, old[1:])), set(zip(new, new[1:]))
-        old_pairs.discard(best)
-        for pair in old_pairs - new_pairs:
+        old_pairs, new_pairs = list(zip(old, old[1:])), list(zip(new, new[1:]))
+        add_word_change(deltas, old_pairs, new_pairs, counts[word_id])
+        old_set, new_set = set(old_pairs), set(new_pairs)
+        old_set.discard(best)
+        for pair in old_set - new_set:
             pair_to_words[pair].discard(word_id)
-        for pair in new_pairs - old_pairs:
+        for pair in new_set - old_set:
             if pair in pair_to_words:
                 pair_to_words[pair].add(word_id)
             else:
