@@ -6,6 +6,7 @@
 
 from bpe_course.api import train_bpe
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
+from bpe_course.tokenizer import Tokenizer
 from bpe_course.trainers import TRAINERS, VERSIONS, get_trainer
 
 __version__ = "0.1.0"
@@ -13,6 +14,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BPEInputError",
     "TRAINERS",
+    "Tokenizer",
     "VERSIONS",
     "VocabularyExhaustedWarning",
     "get_trainer",

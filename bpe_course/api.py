@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,6 +22,7 @@ def train_bpe(
     workers: int | None = None,
     progress: bool | None = None,
     on_merge: OnMerge | None = None,
+    timings: dict[str, float] | None = None,
 ) -> tuple[Vocab, Merges]:
     """Train a byte-level BPE tokenizer on a UTF-8 text file.
 
@@ -30,7 +32,8 @@ def train_bpe(
 
     ``workers``: processes for pretokenization (``None``: all cores; only versions from V3 on use
     more than one). ``progress``: show tqdm bars (a widget in Jupyter). ``on_merge``: called after
-    each merge with a :class:`~bpe_course.trainers.common.MergeEvent`.
+    each merge with a :class:`~bpe_course.trainers.common.MergeEvent`. ``timings``: a dict that
+    receives the seconds spent in each phase (``pretokenize_s``, ``merge_s``).
 
     Every argument is checked before any work starts; nothing is written anywhere.
     """
@@ -42,6 +45,7 @@ def train_bpe(
         raise BPEInputError(f"workers must be a positive integer or None, not {workers!r}")
     path = check_corpus_path(input_path)
 
+    start = time.perf_counter()
     bar = _progress_bar(progress, total=path.stat().st_size, desc="pretokenize", unit="B")
     word_counts = count_words(
         path,
@@ -56,6 +60,7 @@ def train_bpe(
             f"{path} holds no text to train on (it is empty, or holds only special tokens)"
         )
 
+    pretokenized = time.perf_counter()
     wanted = vocab_size - 256 - len(special_tokens)
     bar = _progress_bar(progress, total=wanted, desc=f"merges ({trainer.name})", unit="merge")
     callback = on_merge if bar is None else _chain(bar, on_merge)
@@ -64,6 +69,9 @@ def train_bpe(
     finally:
         if bar is not None:
             bar.close()
+        if timings is not None:
+            timings["pretokenize_s"] = pretokenized - start
+            timings["merge_s"] = time.perf_counter() - pretokenized
 
 
 def check_corpus_path(input_path: str | os.PathLike[str]) -> Path:

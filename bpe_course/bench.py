@@ -151,6 +151,63 @@ def run_grid(
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done
 
 
+def summarize(table: pd.DataFrame) -> pd.DataFrame:
+    """Median merge-loop and end-to-end seconds per (size, vocab), one column per version."""
+    ok = table[table["status"] == "ok"]
+    if ok.empty:
+        return pd.DataFrame()
+    wide = ok.pivot_table(
+        index=["size", "vocab_size"],
+        columns="version",
+        values=["merge_s", "total_s"],
+        aggfunc="median",
+    )
+    return wide.round(3)
+
+
+def merge_trace(
+    corpus: str | Path,
+    vocab_size: int,
+    versions: tuple[str, ...] = ("v4", "v5"),
+    special_tokens: tuple[str, ...] = (EOT,),
+) -> pd.DataFrame:
+    """Per-merge cost of each version on one corpus: one row per merge and version.
+
+    Columns: ``version``, ``merge`` (1-based), ``words_touched``, ``seconds`` (wall time of that
+    merge, taken between callbacks, so it includes finding the best pair and the word updates),
+    ``count`` and, for V5, ``heap_size`` and ``live_pairs``. Runs in this process: it explains
+    costs, it is not a benchmark cell.
+    """
+    import time
+
+    from bpe_course.pretokenize import count_words
+    from bpe_course.trainers import get_trainer
+
+    word_counts = count_words(corpus, special_tokens)
+    rows = []
+    for version in versions:
+        clock = [0.0]
+
+        def record(event, version=version, clock=clock) -> None:
+            now = time.perf_counter()
+            rows.append(
+                {
+                    "version": version,
+                    "merge": event.index + 1,
+                    "words_touched": event.words_touched,
+                    "seconds": now - clock[0],
+                    "count": event.count,
+                    "heap_size": event.heap.size if event.heap else None,
+                    "live_pairs": event.heap.live_pairs if event.heap else None,
+                }
+            )
+            clock[0] = time.perf_counter()  # the callback's own time is not charged to a merge
+
+        clock[0] = time.perf_counter()
+        get_trainer(version).merge_loop(word_counts, vocab_size, special_tokens, on_merge=record)
+    return pd.DataFrame(rows)
+
+
 def grid_by_name(name: str) -> Grid:
     try:
         return GRIDS[name]

@@ -2,7 +2,7 @@
 
     python -m bpe_course.compare CORPUS --vocab-size 1000 5000 [--versions v1 v5] [--repeats 1]
 
-CORPUS is a text file, or a size such as ``1MB`` for the generated offline corpus. Each version is
+CORPUS is a text file, a dataset name, or a size such as ``1MB`` for the course corpus. Each version is
 timed end to end (pretokenization + merge loop) in this process, one after another, so the ratios
 compare runs made on the same machine under the same load. The full benchmark (fresh processes,
 memory, CSV, figures) is :mod:`bpe_course.bench`.
@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 from bpe_course.api import train_bpe
+from bpe_course.datasets import resolve_corpus
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 from bpe_course.trainers import TRAINERS, VERSIONS
 
@@ -48,16 +49,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.compare", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("corpus", help="a text file, or a size like 1MB for the generated corpus")
+    parser.add_argument(
+        "corpus", help="a text file, a dataset name, or a size like 1MB for the course corpus"
+    )
     parser.add_argument("--vocab-size", type=int, nargs="+", default=[1000])
     parser.add_argument("--versions", nargs="+", default=list(VERSIONS), choices=VERSIONS)
     parser.add_argument("--repeats", type=int, default=1)
     args = parser.parse_args(argv)
-    corpus = Path(args.corpus)
-    if not corpus.exists():
-        from bpe_course.datasets import generated_corpus, parse_size
-
-        corpus = generated_corpus(parse_size(args.corpus))
+    corpus = resolve_corpus(args.corpus)
     size_mb = corpus.stat().st_size / 1e6
     print(f"corpus: {corpus.name} ({size_mb:.2f} MB)")
     header = f"{'vocab':>6} " + " ".join(f"{v:>16}" for v in args.versions)

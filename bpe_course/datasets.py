@@ -203,6 +203,31 @@ def course_corpus(size: int | str, choice: str | None = None, seed: int = 0) -> 
     return slice_corpus(valid, size)
 
 
+def resolve_corpus(text: str | os.PathLike[str]) -> Path:
+    """What a user may name as a corpus: a file, a dataset name (already fetched), or a size such
+    as ``5MB`` (the course corpus of that size, see :func:`course_corpus`)."""
+    path = Path(text)
+    if path.exists():
+        return path
+    name = str(text)
+    if path.suffix or os.sep in name or "/" in name:
+        raise BPEInputError(f"corpus file not found: {path}")
+    if name in DATASETS:
+        fetched = data_dir() / DATASETS[name].filename
+        if not fetched.exists():
+            raise BPEInputError(
+                f"dataset {name} is not downloaded yet; run `python -m bpe_course data fetch {name}`"
+            )
+        return fetched
+    try:
+        size = parse_size(name)
+    except BPEInputError:
+        raise BPEInputError(
+            f"{name!r} is not a file, a dataset ({', '.join(DATASETS)}) or a size like 5MB"
+        ) from None
+    return course_corpus(size)
+
+
 # --- Downloading ---------------------------------------------------------------------------------
 
 

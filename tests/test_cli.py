@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
 
 from bpe_course.__main__ import main
 from bpe_course.formats import bytes_to_unicode
@@ -52,3 +56,83 @@ def test_exhausted_corpus_warns_on_stderr(tmp_path, capsys) -> None:
     assert main(["train", str(corpus), "--vocab-size", "300"]) == 0
     captured = capsys.readouterr()
     assert "bpe-course: warning: stopped after 2 of 44 merges" in captured.err
+
+
+@pytest.fixture
+def data_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
+    monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
+    return tmp_path / "data"
+
+
+def last_line(capsys) -> str:
+    return capsys.readouterr().out.strip().splitlines()[-1]
+
+
+def test_data_commands_print_the_file_path_last(data_folder, capsys) -> None:
+    assert main(["data", "generate", "--size", "30KB", "--seed", "3"]) == 0
+    generated = Path(last_line(capsys))
+    assert generated.parent == data_folder and 0 < generated.stat().st_size <= 30_000
+    assert main(["data", "slice", str(generated), "--size", "10KB"]) == 0
+    sliced = Path(last_line(capsys))
+    assert sliced.stat().st_size <= 10_000 and generated.read_bytes().startswith(
+        sliced.read_bytes()
+    )
+    assert main(["data", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "tinystories-valid" in listing and "CDLA-Sharing-1.0" in listing
+    assert listing.strip().splitlines()[-1] == str(data_folder)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["data", "fetch", "wikipedia"], "unknown dataset 'wikipedia'"),
+        (["data", "generate", "--size", "0MB"], "a corpus size must be positive"),
+        (["data", "generate", "--size", "lots"], "cannot read the size 'lots'"),
+        (["data", "slice", "nowhere.txt", "--size", "1MB"], "corpus file not found"),
+        (["data", "slice", "tinystories-valid", "--size", "1MB"], "is not downloaded yet"),
+        (["train", "nowhere", "--vocab-size", "300"], "is not a file, a dataset"),
+        (["train", "no/where.txt", "--vocab-size", "300"], "corpus file not found: no/where.txt"),
+        (["plot", "nowhere.csv"], "no benchmark CSV at nowhere.csv"),
+    ],
+)
+def test_mistakes_are_one_line(data_folder, capsys, argv, message) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_train_accepts_a_size_and_reports_phases(data_folder, capsys) -> None:
+    assert main(["train", "40KB", "--vocab-size", "300", "--special-token", "<|endoftext|>"]) == 0
+    out = capsys.readouterr().out
+    assert "43 merges with v5" in out and "pretokenize" in out and "merges " in out
+
+
+def test_bench_then_plot(data_folder, tmp_path, capsys) -> None:
+    csv = tmp_path / "b.csv"
+    argv = ["bench", "--versions", "v4", "v5", "--sizes", "20KB", "40KB"]
+    argv += ["--vocab-sizes", "270", "290", "--workers", "1", "--csv", str(csv)]
+    assert main(argv) == 0
+    assert last_line(capsys) == str(csv)
+    table = pd.read_csv(csv)
+    assert len(table) == 8 and set(table["status"]) == {"ok"}
+    out = tmp_path / "figs"
+    assert main(["plot", str(csv), "-o", str(out)]) == 0
+    names = {p.name for p in out.iterdir()}
+    for stem in ("crossover_merge", "ratio_heatmap_total", "scaling_merge"):
+        assert {f"{stem}.svg", f"{stem}.png", f"{stem}.csv"} <= names
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["train"], ["data"], ["data", "fetch"], ["data", "slice"], ["bench"], ["plot"], ["course"]],
+)
+def test_help_is_complete(command, capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: bpe-course " + " ".join(command))
+    assert "--help" in out

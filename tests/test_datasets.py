@@ -21,6 +21,7 @@ from bpe_course.datasets import (
     slice_corpus,
 )
 from bpe_course.pretokenize import corpus_shape, count_words
+from bpe_course.reference import TINYSTORIES_SHAPE
 from bpe_course.storygen import generate_stories
 
 PAYLOAD = ("Once upon a time there was a test.\n<|endoftext|>\n" * 4000).encode()
@@ -205,15 +206,11 @@ def test_corpus_choice(data_folder, monkeypatch) -> None:
         corpus_source("wikipedia")
 
 
-# TinyStories V2 valid prefixes, as measured in the V1-V5 post: size -> (W, P, L).
-TINYSTORIES_SHAPE = {"1MB": (4658, 647, 6.6), "5MB": (8126, 796, 6.8)}
-
-
-@pytest.mark.parametrize("size", list(TINYSTORIES_SHAPE))
-def test_generated_corpus_has_the_shape_of_tinystories(size) -> None:
-    measured = corpus_shape(count_words(generated_corpus(size), ["<|endoftext|>"]))
-    for got, target, name in zip(measured, TINYSTORIES_SHAPE[size], "WPL"):
-        assert abs(got - target) <= 0.25 * target, f"{name} at {size}: {got} vs {target}"
+@pytest.mark.parametrize("size_mb", [1, 5])
+def test_generated_corpus_has_the_shape_of_tinystories(size_mb) -> None:
+    measured = corpus_shape(count_words(generated_corpus(f"{size_mb}MB"), ["<|endoftext|>"]))
+    for got, target, name in zip(measured, TINYSTORIES_SHAPE[size_mb], "WPL"):
+        assert abs(got - target) <= 0.25 * target, f"{name} at {size_mb} MB: {got} vs {target}"
 
 
 def test_disk_full_during_download_leaves_nothing(server, data_folder, monkeypatch) -> None:

@@ -8,7 +8,17 @@ matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
 
-from bpe_course.plots import crossover_vocab, plot_crossover, save_figure  # noqa: E402
+from bpe_course.bench import merge_trace  # noqa: E402
+from bpe_course.plots import (  # noqa: E402
+    crossover_vocab,
+    draw_all,
+    plot_crossover,
+    plot_per_merge,
+    ratio_grid,
+    save_figure,
+    scaling_slopes,
+    speedups,
+)
 
 
 def test_crossover_interpolates_the_sign_change() -> None:
@@ -45,3 +55,70 @@ def test_crossover_figure_and_deterministic_files(tmp_path, monkeypatch) -> None
     first = [p.read_bytes() for p in save_figure(fig, "cross")]
     second = [p.read_bytes() for p in save_figure(fig, "cross")]
     assert first == second
+
+
+def grid_table() -> pd.DataFrame:
+    """Times with known shape: V4 = size x vocab / 1e9, V5 = size x 2e-7 (so V5/V4 = 200 / vocab),
+    V1 = 10 x V4; W grows like size^0.5."""
+    rows = []
+    for size in (10**6, 4 * 10**6):
+        for vocab in (100, 200, 400):
+            v4 = size * vocab / 1e9
+            for version, seconds in (("v1", 10 * v4), ("v4", v4), ("v5", size * 2e-7)):
+                rows.append(
+                    {
+                        "corpus": "generated",
+                        "size_bytes": size,
+                        "size": f"{size // 10**6}MB",
+                        "vocab_size": vocab,
+                        "version": version,
+                        "repeat": 0,
+                        "status": "ok",
+                        "merge_s": seconds,
+                        "total_s": seconds + 0.1,
+                        "words": int(size**0.5),
+                        "machine": "test",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_ratio_speedups_and_slopes_are_computed_from_the_table() -> None:
+    table = grid_table()
+    ratio = ratio_grid(table, "merge_s")
+    assert list(ratio.columns) == [100, 200, 400] and list(ratio.index) == ["1MB", "4MB"]
+    assert round(ratio.loc["1MB", 100], 9) == 2.0 and round(ratio.loc["4MB", 400], 9) == 0.5
+    assert round(speedups(table, "merge_s", 10**6, 200)["v4"], 9) == 10.0
+    slopes = scaling_slopes(table, "merge_s", 400)
+    assert round(slopes["v4"], 6) == 1.0 and round(slopes["W"], 6) == 0.5
+
+
+def test_draw_all_titles_name_corpus_and_machine(tmp_path) -> None:
+    figures = draw_all(grid_table())
+    assert set(figures) == {
+        "crossover_merge",
+        "crossover_total",
+        "ratio_heatmap_merge",
+        "ratio_heatmap_total",
+        "speedups",
+        "scaling_merge",
+        "scaling_total",
+    }
+    for name, fig in figures.items():
+        titles = [fig._suptitle.get_text() if fig._suptitle else ""]
+        titles += [ax.get_title() for ax in fig.axes]
+        assert any("generated corpus, test" in t for t in titles), name
+        paths = save_figure(fig, name, data=grid_table(), folder=tmp_path)
+        assert [p.suffix for p in paths] == [".svg", ".png", ".csv"]
+
+
+def test_per_merge_trace_and_figure(tmp_path) -> None:
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the cat sat on the mat<|endoftext|>a dog ran\n" * 200, encoding="utf-8")
+    trace = merge_trace(corpus, 270)
+    assert set(trace["version"]) == {"v4", "v5"} and trace["merge"].max() == 270 - 257
+    v4, v5 = (trace[trace["version"] == v].reset_index() for v in ("v4", "v5"))
+    assert (v4["words_touched"] == v5["words_touched"]).all()  # same merges, same words
+    assert v4["heap_size"].isna().all() and (v5["heap_size"] >= v5["live_pairs"]).all()
+    fig = plot_per_merge(trace, "test")
+    assert fig.axes[0].get_title() == "test"

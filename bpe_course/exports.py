@@ -1,0 +1,102 @@
+"""Exports for the production libraries: a Hugging Face ``tokenizer.json`` and a tiktoken encoding.
+
+Both are plain data written by this module (no pickle, nothing executable). ``tokenizers`` and
+``tiktoken`` are not needed to write them, only to load them (the tests do, as the proof that a
+trained tokenizer behaves there exactly as here).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+
+from bpe_course.files import write_atomically
+from bpe_course.formats import token_to_text, vocab_as_text
+from bpe_course.pretokenize import GPT2_PATTERN
+from bpe_course.tokenizer import Tokenizer
+
+
+def hugging_face_json(tokenizer: Tokenizer) -> dict:
+    """The ``tokenizer.json`` structure: byte-level BPE with GPT-2's pretokenizer and decoder, the
+    special tokens as added tokens (matched before pretokenization, never split)."""
+    specials = tokenizer.special_tokens
+    vocab = vocab_as_text(tokenizer.vocab, specials)
+    byte_level = {"add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {
+                "id": vocab[token],
+                "content": token,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+            for token in specials
+        ],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", **byte_level},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", **byte_level},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            # Merges decide, as in training; True would take a whole word found in the vocab.
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": [[token_to_text(a), token_to_text(b)] for a, b in tokenizer.merges],
+        },
+    }
+
+
+def save_hugging_face(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> Path:
+    """Write ``tokenizer.json`` (load it with ``tokenizers.Tokenizer.from_file``)."""
+    text = json.dumps(hugging_face_json(tokenizer), ensure_ascii=False, indent=1)
+    return write_atomically(Path(path), text)
+
+
+def tiktoken_ranks(tokenizer: Tokenizer) -> dict[bytes, int]:
+    """tiktoken's ``mergeable_ranks``: each ordinary token's bytes -> its id (lowest id if two
+    spell the same bytes). tiktoken merges the adjacent pair whose concatenation has the lowest
+    rank, which is the merge order because a merged token's id is its merge's rank + a constant."""
+    specials = {token.encode("utf-8") for token in tokenizer.special_tokens}
+    ranks: dict[bytes, int] = {}
+    for token_id, token in sorted(tokenizer.vocab.items()):
+        if token not in specials:
+            ranks.setdefault(token, token_id)
+    return ranks
+
+
+def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> Path:
+    """Write the ranks in tiktoken's file format (``base64(token) rank`` per line), which
+    ``tiktoken.load.load_tiktoken_bpe`` reads."""
+    lines = [
+        f"{base64.b64encode(token).decode('ascii')} {rank}"
+        for token, rank in sorted(tiktoken_ranks(tokenizer).items(), key=lambda item: item[1])
+    ]
+    return write_atomically(Path(path), "\n".join(lines) + "\n")
+
+
+def tiktoken_encoding(tokenizer: Tokenizer, name: str = "bpe_course"):
+    """A ``tiktoken.Encoding`` equal to ``tokenizer`` (needs ``pip install tiktoken``)."""
+    try:
+        import tiktoken
+    except ImportError:
+        raise ImportError("tiktoken_encoding needs tiktoken: pip install tiktoken") from None
+    return tiktoken.Encoding(
+        name=name,
+        pat_str=GPT2_PATTERN,
+        mergeable_ranks=tiktoken_ranks(tokenizer),
+        special_tokens={t: tokenizer.encode(t)[0] for t in tokenizer.special_tokens},
+    )

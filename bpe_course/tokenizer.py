@@ -1,0 +1,192 @@
+"""Using a trained tokenizer: text to ids and back.
+
+Encoding does what training did, in the same order: split out special tokens (longest first, never
+split), cut the rest into GPT-2 pretokens, then inside each pretoken apply the learned merges by
+rank (the earliest-learned applicable merge first, every occurrence of it, left to right), until
+none applies. A pretoken's ids depend only on the pretoken, so they are cached.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+
+from bpe_course.errors import BPEInputError
+from bpe_course.formats import load_gpt2, save_gpt2
+from bpe_course.pretokenize import GPT2_REGEX, special_token_regex
+from bpe_course.trainers.common import Merges, Vocab
+
+_CACHE_LIMIT = 1 << 18  # distinct pretokens kept; TinyStories has ~13k, web text far more
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer from a vocabulary and its merges (CS336's interface)."""
+
+    def __init__(
+        self, vocab: Vocab, merges: Merges, special_tokens: Sequence[str] | None = None
+    ) -> None:
+        self.vocab: Vocab = dict(vocab)
+        self.merges: Merges = list(merges)
+        self.special_tokens: list[str] = list(special_tokens or [])
+        # Two ids can spell the same bytes (ab + c and a + bc): encoding emits the lowest.
+        self._id_of: dict[bytes, int] = {}
+        for token_id, token in sorted(self.vocab.items()):
+            self._id_of.setdefault(token, token_id)
+        for token in self.special_tokens:  # a special token missing from the vocab is appended
+            encoded = token.encode("utf-8")
+            if encoded not in self._id_of:
+                new_id = max(self.vocab, default=-1) + 1
+                self.vocab[new_id] = encoded
+                self._id_of[encoded] = new_id
+        missing = [bytes([b]) for b in range(256) if bytes([b]) not in self._id_of]
+        if missing:
+            raise BPEInputError(
+                f"the vocabulary lacks {len(missing)} of the 256 single bytes (first: {missing[0]!r}); "
+                "a byte-level vocabulary must hold all of them"
+            )
+        self._rank: dict[tuple[bytes, bytes], int] = {}
+        for rank, (left, right) in enumerate(self.merges):
+            if left + right not in self._id_of:
+                raise BPEInputError(
+                    f"merge {rank} ({left!r}, {right!r}) makes a token not in vocab"
+                )
+            self._rank.setdefault((left, right), rank)
+        self._special_ids = {t: self._id_of[t.encode("utf-8")] for t in self.special_tokens}
+        self._special_regex = special_token_regex(self.special_tokens)
+        self._longest_special = max(map(len, self.special_tokens), default=0)
+        self._cache: dict[str, list[int]] = {}
+
+    @classmethod
+    def from_files(
+        cls,
+        vocab_path: str | os.PathLike[str],
+        merges_path: str | os.PathLike[str],
+        special_tokens: Sequence[str] | None = None,
+    ) -> Tokenizer:
+        """Load GPT-2 ``vocab.json`` + ``merges.txt`` (checked; see :func:`formats.load_gpt2`)."""
+        vocab, merges = load_gpt2(vocab_path, merges_path, special_tokens)
+        return cls(vocab, merges, special_tokens)
+
+    def save(self, folder: str | os.PathLike[str]):
+        """Write GPT-2 ``vocab.json`` + ``merges.txt`` into ``folder``; return their paths."""
+        return save_gpt2(self.vocab, self.merges, folder, self.special_tokens)
+
+    # --- Encoding ---------------------------------------------------------------------------------
+
+    def encode(self, text: str) -> list[int]:
+        """The ids of ``text``."""
+        ids: list[int] = []
+        if self._special_regex is None:
+            self._encode_ordinary(text, ids)
+            return ids
+        for index, piece in enumerate(self._special_regex.split(text)):
+            if index % 2:  # odd pieces are special tokens
+                ids.append(self._special_ids[piece])
+            elif piece:
+                self._encode_ordinary(piece, ids)
+        return ids
+
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
+        """Ids of the concatenation of ``iterable``'s strings (a file's lines, say), lazily.
+
+        Text is held back only while what follows could still change its ids: the last pretoken
+        (more letters or spaces may follow) and a tail that could begin a special token. So memory
+        stays bounded by the longest pretoken, whatever the input's size, and the ids equal
+        ``encode`` of the whole text.
+        """
+        pending = ""
+        for chunk in iterable:
+            ids, pending = self._encode_settled(pending + chunk)
+            yield from ids
+        if pending:
+            yield from self.encode(pending)
+
+    def _encode_settled(self, text: str) -> tuple[list[int], str]:
+        """The ids of the part of ``text`` that no appended text can change, and the rest."""
+        ids: list[int] = []
+        start = 0  # where the ordinary text after the last special token begins
+        if self._special_regex is not None:
+            for match in self._special_regex.finditer(text):
+                self._encode_words(GPT2_REGEX.findall(text, start, match.start()), ids)
+                if self._may_begin_special(text, match.start()):
+                    return ids, text[match.start() :]  # <|endoftext|> may grow into a longer one
+                ids.append(self._special_ids[match.group()])
+                start = match.end()
+        limit = len(text)
+        for position in range(max(start, len(text) - self._longest_special + 1), len(text)):
+            if self._may_begin_special(text, position):
+                limit = position  # the tail may be the start of a special token
+                break
+        # Pretokens are final except the last, which more letters or spaces may still change.
+        matches = list(GPT2_REGEX.finditer(text, start, limit))
+        if not matches:
+            return ids, text[start:]
+        self._encode_words([m.group() for m in matches[:-1]], ids)
+        return ids, text[matches[-1].start() :]
+
+    def _may_begin_special(self, text: str, position: int) -> bool:
+        """Whether ``text[position:]`` is a proper prefix of some special token."""
+        tail = text[position:]
+        return any(len(t) > len(tail) and t.startswith(tail) for t in self.special_tokens)
+
+    def _encode_ordinary(self, text: str, ids: list[int]) -> None:
+        self._encode_words(GPT2_REGEX.findall(text), ids)
+
+    def _encode_words(self, words: list[str], ids: list[int]) -> None:
+        cache, merge = self._cache, self._merge_word
+        for word in words:
+            word_ids = cache.get(word)
+            if word_ids is None:
+                word_ids = merge(word.encode("utf-8"))
+                if len(cache) < _CACHE_LIMIT:
+                    cache[word] = word_ids
+            ids.extend(word_ids)
+
+    def _merge_word(self, word: bytes) -> list[int]:
+        """Apply the merges by rank to one pretoken's bytes."""
+        parts = [word[i : i + 1] for i in range(len(word))]
+        rank = self._rank
+        while len(parts) > 1:
+            best = min(
+                zip(parts, parts[1:]), key=lambda pair: rank.get(pair, len(rank)), default=None
+            )
+            if best not in rank:
+                break
+            left, right = best
+            merged, i = [], 0
+            while i < len(parts):
+                if i + 1 < len(parts) and parts[i] == left and parts[i + 1] == right:
+                    merged.append(left + right)
+                    i += 2
+                else:
+                    merged.append(parts[i])
+                    i += 1
+            parts = merged
+        id_of = self._id_of
+        return [id_of[part] for part in parts]
+
+    # --- Decoding ---------------------------------------------------------------------------------
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """The text of ``ids``; bytes that are not valid UTF-8 become U+FFFD (never an error).
+
+        An id outside the vocabulary is an error (it is a bug upstream, not a text to repair).
+        """
+        vocab, ids = self.vocab, list(ids)
+        try:
+            data = b"".join([vocab[i] for i in ids])
+        except (KeyError, TypeError):
+            bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
+            raise BPEInputError(
+                f"id {bad!r} is not in the vocabulary (ids run 0..{max(vocab)})"
+            ) from None
+        return data.decode("utf-8", errors="replace")
+
+    def __len__(self) -> int:
+        return len(self.vocab)
+
+    def __repr__(self) -> str:
+        return (
+            f"Tokenizer({len(self.vocab)} tokens, {len(self.merges)} merges, "
+            f"special tokens {self.special_tokens})"
+        )

@@ -1,0 +1,202 @@
+"""The tokenizer: round trips, special tokens, lazy encoding, files, and agreement with Hugging Face
+``tokenizers`` and ``tiktoken`` (the references a learner trusts) on held-out text."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+
+import pytest
+import tiktoken
+import tokenizers
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_course import train_bpe
+from bpe_course.datasets import generated_corpus
+from bpe_course.exports import save_hugging_face, save_tiktoken, tiktoken_encoding
+from bpe_course.formats import TokenizerFileError, load_gpt2
+from bpe_course.tokenizer import Tokenizer
+
+from .conftest import EOT, stdlib_corpus
+
+DOUBLE = EOT + EOT
+SPECIALS = [EOT, DOUBLE, "<pad>"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Tokenizer:
+    path = tmp_path_factory.mktemp("tok") / "train.txt"
+    path.write_text(stdlib_corpus(300_000), encoding="utf-8")
+    vocab, merges = train_bpe(path, 1500, SPECIALS)
+    return Tokenizer(vocab, merges, SPECIALS)
+
+
+@pytest.fixture(scope="module")
+def stories(tmp_path_factory) -> tuple[Tokenizer, str]:
+    """Trained on 1 MB of generated stories; held-out text from another seed."""
+    import os
+
+    os.environ["BPE_COURSE_DATA"] = str(tmp_path_factory.mktemp("data"))
+    try:
+        vocab, merges = train_bpe(generated_corpus("1MB"), 2000, [EOT])
+        held_out = generated_corpus("400KB", seed=1).read_text(encoding="utf-8")
+    finally:
+        del os.environ["BPE_COURSE_DATA"]
+    odd = "Ünïcödé, 中文, emoji 😀🎉, tabs\t\tand   spaces, numbers 3.14159 <|endoftext|><|endoftext|>"
+    return Tokenizer(vocab, merges, [EOT]), held_out + odd
+
+
+texts = st.lists(
+    st.one_of(
+        st.text(max_size=30),
+        st.sampled_from(SPECIALS + ["<|endof", "text|>", "<", "  ", "\n\n", " 's", "😀"]),
+        st.text(alphabet=" \t\n\r\x0b\x0c\u00a0\u3000", max_size=8),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_decode_inverts_encode(trained: Tokenizer, text: str) -> None:
+    assert trained.decode(trained.encode(text)) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=texts, cuts=st.lists(st.integers(0, 400), max_size=8))
+def test_encode_iterable_equals_encode_however_the_text_is_cut(
+    trained: Tokenizer, text: str, cuts: list[int]
+) -> None:
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    assert list(trained.encode_iterable(pieces)) == trained.encode(text)
+
+
+def test_special_tokens_are_never_split_and_longest_wins(trained: Tokenizer) -> None:
+    eot, double = trained.encode(EOT), trained.encode(DOUBLE)
+    assert len(eot) == 1 and len(double) == 1 and eot != double
+    assert trained.encode(EOT * 3) == double + eot
+    assert trained.encode("a<pad>b") == trained.encode("a") + trained.encode(
+        "<pad>"
+    ) + trained.encode("b")
+    assert trained.decode(trained.encode("<|endof" + "text|>")) == EOT
+
+
+def test_decode_replaces_invalid_utf8(trained: Tokenizer) -> None:
+    first_byte_of_e_acute = "é".encode()[0]  # a lone lead byte is not UTF-8
+    assert trained.decode([first_byte_of_e_acute, ord("a")]) == "\ufffda"
+    with pytest.raises(ValueError, match="id 999999 is not in the vocabulary"):
+        trained.decode([1, 999999])
+
+
+def test_encode_iterable_memory_does_not_grow_with_the_input(trained: Tokenizer) -> None:
+    line = "The quick brown fox jumps over the lazy dog, again and again.\n"
+
+    def peak_bytes(lines: int) -> int:
+        list(trained.encode_iterable([line]))  # warm the cache outside the measurement
+        tracemalloc.start()
+        count = sum(1 for _ in trained.encode_iterable(line for _ in range(lines)))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert count > lines
+        return peak
+
+    small, large = peak_bytes(2_000), peak_bytes(40_000)  # 128 KB vs 2.6 MB of text
+    assert large < 2 * small + 20_000, (small, large)
+
+
+def test_save_load_round_trip(trained: Tokenizer, tmp_path) -> None:
+    trained.save(tmp_path)
+    loaded = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", SPECIALS)
+    assert loaded.vocab == trained.vocab and loaded.merges == trained.merges
+    sample = stdlib_corpus(50_000)[:20_000] + DOUBLE + " über 😀"
+    assert loaded.encode(sample) == trained.encode(sample)
+
+
+def _files(tmp_path, vocab: dict | str, merges: str):
+    vocab_path, merges_path = tmp_path / "vocab.json", tmp_path / "merges.txt"
+    text = vocab if isinstance(vocab, str) else json.dumps(vocab, ensure_ascii=False, indent=0)
+    vocab_path.write_text(text, encoding="utf-8")
+    merges_path.write_text(merges, encoding="utf-8")
+    return vocab_path, merges_path
+
+
+def _byte_vocab() -> dict[str, int]:
+    from bpe_course.formats import bytes_to_unicode
+
+    return {char: b for b, char in bytes_to_unicode().items()}
+
+
+@pytest.mark.parametrize(
+    ("vocab", "merges", "message"),
+    [
+        ('{"a": 1,\n "b": }', "#version: 0.2\n", r"vocab.json, line 2: not valid JSON"),
+        ("[1, 2]", "", r"vocab.json: must hold one JSON object"),
+        (
+            {**_byte_vocab(), "ab": "x"},
+            "",
+            r"line \d+: the id of 'ab' must be a non-negative integer",
+        ),
+        ({**_byte_vocab(), "ab": 97}, "", r"line \d+: id 97 is given to two tokens"),
+        ({**_byte_vocab(), "a b": 300}, "", r"'a b' holds ' ', which is not in GPT-2's"),
+        (
+            {**_byte_vocab(), "ab": 256},
+            "#version: 0.2\nab\n",
+            r"merges.txt, line 2: a merge is two",
+        ),
+        ({**_byte_vocab(), "ab": 256}, "a b\nb c\n", r"merges.txt, line 2: 'bc' is not in the"),
+        (_byte_vocab(), "#version: 0.2\nx y\n", r"merges.txt, line 2: 'xy' is not in the"),
+    ],
+)
+def test_malformed_files_name_the_file_and_line(tmp_path, vocab, merges, message) -> None:
+    with pytest.raises(TokenizerFileError, match=message):
+        load_gpt2(*_files(tmp_path, vocab, merges))
+
+
+def test_missing_file_is_a_clear_error(tmp_path) -> None:
+    with pytest.raises(TokenizerFileError, match="vocab.json: file not found"):
+        Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+
+
+def test_hugging_face_and_tiktoken_give_our_ids(stories, tmp_path) -> None:
+    ours, held_out = stories
+    assert len(held_out.encode()) > 300_000 and held_out.count(EOT) > 100
+    expected = ours.encode(held_out)
+
+    hf = tokenizers.Tokenizer.from_file(str(save_hugging_face(ours, tmp_path / "tokenizer.json")))
+    assert hf.encode(held_out).ids == expected
+    assert hf.decode(expected, skip_special_tokens=False) == held_out
+
+    encoding = tiktoken_encoding(ours)
+    assert encoding.encode(held_out, allowed_special="all") == expected
+    assert encoding.decode(expected) == held_out
+
+    from tiktoken.load import load_tiktoken_bpe
+
+    ranks = load_tiktoken_bpe(str(save_tiktoken(ours, tmp_path / "ours.tiktoken")))
+    reloaded = tiktoken.Encoding(
+        "reloaded",
+        pat_str=encoding._pat_str,
+        mergeable_ranks=ranks,
+        special_tokens=encoding._special_tokens,
+    )
+    assert reloaded.encode(held_out, allowed_special="all") == expected
+
+
+@pytest.fixture(scope="module")
+def references(stories):
+    from bpe_course.exports import hugging_face_json
+
+    ours, _ = stories
+    hf = tokenizers.Tokenizer.from_str(json.dumps(hugging_face_json(ours)))
+    return ours, hf, tiktoken_encoding(ours)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=texts)
+def test_three_libraries_agree_on_any_text(references, text: str) -> None:
+    ours, hf, tk = references
+    expected = ours.encode(text)
+    assert hf.encode(text).ids == expected
+    assert tk.encode(text, allowed_special="all") == expected
