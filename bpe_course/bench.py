@@ -208,6 +208,17 @@ def merge_trace(
     return pd.DataFrame(rows)
 
 
+def stored_results(name: str) -> pd.DataFrame:
+    """A benchmark table shipped with the course (``notebooks/results/<name>.csv``), measured by its
+    authors with this harness, so quick mode can show the full grid without rerunning it."""
+    from bpe_course.paths import notebooks_dir
+
+    path = notebooks_dir() / "results" / f"{name}.csv"
+    if not path.exists():
+        raise BPEInputError(f"no stored results {path}; run `bpe-course bench` to measure them")
+    return pd.read_csv(path)
+
+
 def grid_by_name(name: str) -> Grid:
     try:
         return GRIDS[name]

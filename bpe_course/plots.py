@@ -62,41 +62,45 @@ def version_label(version: str) -> str:
     return "fast max" if version == "fastmax" else version.upper()
 
 
-def plot_crossover(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
-    """Time against vocab size for two versions, one panel per corpus size, crossover marked."""
+def plot_crossover(table, metric: str = "merge_s", versions: tuple[str, ...] = ("v4", "v5")):
+    """Time against vocab size, one panel per corpus size; with two versions, where they cross
+    (interpolated) is marked on each panel."""
     import matplotlib.pyplot as plt
 
     medians = median_times(table, metric)
+    medians = medians[medians["version"].isin(versions)]
     sizes = sorted(medians["size_bytes"].unique())
     fig, axes = plt.subplots(
-        1, len(sizes), figsize=(3.6 * len(sizes), 3.4), sharey=False, squeeze=False
+        1, max(1, len(sizes)), figsize=(3.6 * max(1, len(sizes)), 3.4), squeeze=False
     )
     for ax, size_bytes in zip(axes[0], sizes):
         part = medians[medians["size_bytes"] == size_bytes]
         curves = {v: part[part["version"] == v].set_index("vocab_size")[metric] for v in versions}
         for version, curve in curves.items():
-            ax.plot(curve.index, curve.values, marker="o", ms=3, label=version_label(version))
-        common = curves[versions[0]].index.intersection(curves[versions[1]].index)
-        diff = (curves[versions[1]][common] - curves[versions[0]][common]).tolist()
-        cross = crossover_vocab(list(common), diff)
-        if cross is not None:
-            ax.axvline(cross, color="grey", ls="--", lw=1)
-            ax.annotate(
-                f"crossover ≈ {cross:,.0f}",
-                (cross, ax.get_ylim()[1]),
-                xytext=(4, -12),
-                textcoords="offset points",
-                fontsize=8,
-            )
+            if len(curve):
+                ax.plot(curve.index, curve.values, marker="o", ms=3, label=version_label(version))
+        if len(versions) == 2:
+            first, second = curves[versions[0]], curves[versions[1]]
+            common = first.index.intersection(second.index)
+            cross = crossover_vocab(list(common), (second[common] - first[common]).tolist())
+            if cross is not None:
+                ax.axvline(cross, color="grey", ls="--", lw=1)
+                ax.annotate(
+                    f"crossover ≈ {cross:,.0f}",
+                    (cross, ax.get_ylim()[1]),
+                    xytext=(4, -12),
+                    textcoords="offset points",
+                    fontsize=8,
+                )
         ax.set_title(part["size"].iloc[0])
         ax.set_xlabel("vocab size")
-    axes[0][0].set_ylabel(
-        {"merge_s": "merge loop (s)", "total_s": "end to end (s)"}.get(metric, metric)
-    )
-    axes[0][0].legend()
+        ax.set_ylim(bottom=0)
+    axes[0][0].set_ylabel(f"{METRIC_NAMES.get(metric, metric)} time (s)")
+    if sizes:
+        axes[0][0].legend()
     fig.suptitle(
-        f"{versions[0].upper()} vs {versions[1].upper()}, {METRIC_NAMES.get(metric, metric)}: "
-        f"{describe(table)}",
+        f"{' vs '.join(version_label(v) for v in versions)}, "
+        f"{METRIC_NAMES.get(metric, metric)}: {describe(table)}",
         fontsize=10,
     )
     fig.tight_layout()
@@ -287,7 +291,7 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     for label, typical in POST_WORDS_TOUCHED:
         low, high = (int(x) for x in label.split("-"))
         top.hlines(typical, low, high, colors="tab:red", linestyles=":", lw=1.5)
-    top.plot([], [], "r:", label="post's typical A (TinyStories)")
+    top.plot([], [], "r:", label="post's typical A (TinyStories, W ≈ 100k)")
     top.set_yscale("log")
     top.set_ylabel("words touched")
     top.legend(fontsize=7)
