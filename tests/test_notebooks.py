@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -23,6 +25,17 @@ def test_notebook_is_stripped(path) -> None:
             assert cell["outputs"] == [] and cell["execution_count"] is None, (
                 f"{path.name} has outputs"
             )
+
+
+def test_nbstripout_finds_nothing_to_strip() -> None:
+    # nbstripout is the tool people use to keep notebooks clean (also as a git filter: run
+    # `nbstripout --install` once in a clone); --verify fails if it would change any notebook.
+    done = subprocess.run(
+        [sys.executable, "-m", "nbstripout", "--verify", *map(str, NOTEBOOKS)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.slow
