@@ -1,0 +1,137 @@
+"""The crossover notebook in a real browser: JupyterLab on 127.0.0.1, headless Debian chromium
+driven by Playwright. The explorer widget must display, and moving a control must redraw its plot.
+
+Needs Debian's ``chromium`` (``.ci/run`` installs it); skipped, with the reason, where it is absent.
+A screenshot is saved to ``test-artifacts/browser/`` for a human to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from bpe_course.paths import REPO_ROOT, notebooks_dir
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = REPO_ROOT / "test-artifacts" / "browser"
+# Flags for a root, headless run on a machine with no network: without the background-networking
+# ones, chromium keeps trying to reach Google's services.
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(CHROMIUM is None, reason="no chromium: `apt-get install chromium` (CI does)"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def jupyter_lab(tmp_path):
+    """A JupyterLab server on 127.0.0.1 over a copy of the notebooks (the browser may save them)."""
+    root = tmp_path / "notebooks"
+    shutil.copytree(notebooks_dir(), root)
+    port, token = free_port(), "bpe-course-test"
+    env = {
+        **os.environ,
+        "BPE_COURSE_QUICK": "1",
+        "BPE_COURSE_CORPUS": "generated",
+        "BPE_COURSE_NOTEBOOKS": str(root),
+        "BPE_COURSE_DATA": str(tmp_path / "data"),
+        "BPE_COURSE_FIGURES": str(tmp_path / "figures"),
+        "BPE_COURSE_BUILD": str(tmp_path / "build"),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}"]
+        + [f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
+        + ["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        + ["--LabApp.extension_manager=readonly"]  # no PyPI lookups: no network here
+        + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "jupyter.log", "wb"),
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    log = (tmp_path / "jupyter.log").read_text(errors="replace")[-3000:]
+                    pytest.fail(f"JupyterLab did not start:\n{log}")
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def test_crossover_explorer_displays_and_redraws(jupyter_lab) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    base, token = jupyter_lab
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            page.goto(f"{base}/lab/tree/10_crossover.ipynb?token={token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+
+            explorer = page.locator(".widget-vbox", has=page.locator(".widget-toggle-buttons"))
+            plot = explorer.locator(".widget-output img").first
+            plot.wait_for(timeout=240_000)
+            page.wait_for_timeout(500)
+            assert page.get_by_text("Error displaying widget").count() == 0
+            explorer.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_before.png"))
+            before = plot.get_attribute("src")
+
+            explorer.get_by_role("button", name="end to end").click()
+            page.wait_for_function(
+                """([selector, old]) => {
+                    const img = document.querySelector(selector);
+                    return img && img.getAttribute('src') !== old;
+                }""",
+                arg=[".widget-vbox .widget-output img", before],
+                timeout=60_000,
+            )
+            after = explorer.locator(".widget-output img").first.get_attribute("src")
+            assert after and after != before
+            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_after.png"))
+            assert page.get_by_text("Error displaying widget").count() == 0
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_failure.png"))
+            raise
+        finally:
+            browser.close()
+    assert Path(ARTIFACTS / "crossover_explorer_after.png").stat().st_size > 10_000
