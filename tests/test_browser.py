@@ -37,7 +37,9 @@ CHROMIUM_ARGS = [
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium: `apt-get install chromium` (CI does)"),
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="no chromium: `apt-get install chromium` (CI does)"
+    ),
 ]
 
 
@@ -93,6 +95,21 @@ def jupyter_lab(tmp_path):
             server.kill()
 
 
+def wait_for_idle_kernel(page, timeout_s: float = 120) -> None:
+    """Wait until the notebook's kernel is idle, accepting the "Select Kernel" dialog that
+    JupyterLab shows when its session starts slowly (a loaded machine)."""
+    idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    accept = page.locator(".jp-Dialog .jp-mod-accept")
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if accept.count() and accept.first.is_visible():
+            accept.first.click()
+        if idle.count():
+            return
+        page.wait_for_timeout(500)
+    raise TimeoutError("the notebook's kernel did not become idle")
+
+
 def test_crossover_explorer_displays_and_redraws(jupyter_lab) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     base, token = jupyter_lab
@@ -103,7 +120,7 @@ def test_crossover_explorer_displays_and_redraws(jupyter_lab) -> None:
         try:
             page.goto(f"{base}/lab/tree/10_crossover.ipynb?token={token}")
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
+            wait_for_idle_kernel(page)
             page.get_by_role("menuitem", name="Run", exact=True).click()
             page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
 
