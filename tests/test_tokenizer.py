@@ -200,3 +200,19 @@ def test_three_libraries_agree_on_any_text(references, text: str) -> None:
     expected = ours.encode(text)
     assert hf.encode(text).ids == expected
     assert tk.encode(text, allowed_special="all") == expected
+
+
+def test_loading_never_unpickles_or_evaluates() -> None:
+    import re
+    from pathlib import Path
+
+    import bpe_course
+
+    package = Path(bpe_course.__file__).parent
+    offenders = [
+        f"{path.relative_to(package)}:{number}"
+        for path in package.rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if re.search(r"\b(pickle|marshal|shelve|dill)\b|\beval\(|\bexec\(", line)
+    ]
+    assert offenders == []
