@@ -30,3 +30,9 @@ def megabyte_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_text(stdlib_corpus(1_100_000), encoding="utf-8")
     assert path.stat().st_size >= 1_000_000
     return path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser test last: it starts a JupyterLab server and a browser, and nothing it
+    leaves behind may disturb the notebooks' own headless runs."""
+    items.sort(key=lambda item: item.nodeid.startswith("tests/test_browser.py"))

@@ -82,6 +82,7 @@ def jupyter_lab(tmp_path):
         + ["--LabApp.extension_manager=readonly"]  # no PyPI lookups: no network here
         + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
         env=env,
+        start_new_session=True,  # its own process group: the kernels it starts die with it
         stdout=subprocess.DEVNULL,
         stderr=open(tmp_path / "jupyter.log", "wb"),
     )
@@ -99,11 +100,15 @@ def jupyter_lab(tmp_path):
                 time.sleep(0.5)
         yield base, token
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        import signal
+
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(server.pid, sig)
+                server.wait(timeout=20)
+                break
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                continue
 
 
 def wait_for_idle_kernel(page, timeout_s: float = 120) -> None:
