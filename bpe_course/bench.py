@@ -15,6 +15,7 @@ import json
 import platform
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,8 +179,6 @@ def merge_trace(
     ``count`` and, for V5, ``heap_size`` and ``live_pairs``. Runs in this process: it explains
     costs, it is not a benchmark cell.
     """
-    import time
-
     from bpe_course.pretokenize import count_words
     from bpe_course.trainers import get_trainer
 

@@ -67,15 +67,11 @@ def save_hugging_face(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> Pat
 
 
 def tiktoken_ranks(tokenizer: Tokenizer) -> dict[bytes, int]:
-    """tiktoken's ``mergeable_ranks``: each ordinary token's bytes -> its id (lowest id if two
-    spell the same bytes). tiktoken merges the adjacent pair whose concatenation has the lowest
-    rank, which is the merge order because a merged token's id is its merge's rank + a constant."""
+    """tiktoken's ``mergeable_ranks``: each ordinary token's bytes -> the id our encoder emits.
+    tiktoken merges the adjacent pair whose concatenation has the lowest rank, which is the merge
+    order because a merged token's id is its merge's rank + a constant."""
     specials = {token.encode("utf-8") for token in tokenizer.special_tokens}
-    ranks: dict[bytes, int] = {}
-    for token_id, token in sorted(tokenizer.vocab.items()):
-        if token not in specials:
-            ranks.setdefault(token, token_id)
-    return ranks
+    return {token: i for token, i in tokenizer.token_ids.items() if token not in specials}
 
 
 def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> Path:
@@ -98,5 +94,5 @@ def tiktoken_encoding(tokenizer: Tokenizer, name: str = "bpe_course"):
         name=name,
         pat_str=GPT2_PATTERN,
         mergeable_ranks=tiktoken_ranks(tokenizer),
-        special_tokens={t: tokenizer.encode(t)[0] for t in tokenizer.special_tokens},
+        special_tokens=tokenizer.special_ids,
     )

@@ -182,6 +182,16 @@ class Tokenizer:
             ) from None
         return data.decode("utf-8", errors="replace")
 
+    @property
+    def token_ids(self) -> dict[bytes, int]:
+        """Each token's bytes -> the id encoding emits for it (the lowest, if two spell the same)."""
+        return dict(self._id_of)
+
+    @property
+    def special_ids(self) -> dict[str, int]:
+        """Each special token -> its id."""
+        return dict(self._special_ids)
+
     def __len__(self) -> int:
         return len(self.vocab)
 
