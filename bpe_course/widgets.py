@@ -6,6 +6,7 @@ floors below (sennrich, bench, plots), so a widget only wires controls to functi
 
 from __future__ import annotations
 
+import html
 import inspect
 import unicodedata
 from collections.abc import Callable
@@ -68,6 +69,22 @@ def byte_explorer(initial: str = "héllo, wörld 😀 中文"):
 # --- Sennrich et al.'s algorithm -------------------------------------------------------------------
 
 
+def stepper_html(state) -> str:
+    """The words of one step with their current symbols, and the pair merged next, as HTML.
+    Symbols are escaped: the end-of-word marker ``</w>`` would otherwise vanish as a tag."""
+    rows = "".join(
+        f"<tr><td>{count}</td><td>"
+        + " ".join(f"<code>{html.escape(symbol)}</code>" for symbol in symbols)
+        + "</td></tr>"
+        for symbols, count in state.words.items()
+    )
+    chosen = html.escape(" + ".join(state.chosen)) if state.chosen else "(no pair left)"
+    return (
+        f"<table><tr><th>count</th><th>symbols</th></tr>{rows}</table>"
+        f"<p>next merge: <b>{chosen}</b></p>"
+    )
+
+
 def sennrich_stepper(word_counts: dict[str, int] | None = None, merges: int = 10):
     """Step through Algorithm 1 merge by merge: the words with their symbols, the pair counts."""
     import ipywidgets as w
@@ -85,17 +102,7 @@ def sennrich_stepper(word_counts: dict[str, int] | None = None, merges: int = 10
         state = states[slider.value]
         with out:
             out.clear_output(wait=True)
-            rows = "".join(
-                f"<tr><td>{count}</td><td>{' '.join(f'<code>{s}</code>' for s in symbols)}</td></tr>"
-                for symbols, count in state.words.items()
-            )
-            chosen = " + ".join(state.chosen) if state.chosen else "(no pair left)"
-            display(
-                w.HTML(
-                    f"<table><tr><th>count</th><th>symbols</th></tr>{rows}</table>"
-                    f"<p>next merge: <b>{chosen}</b></p>"
-                )
-            )
+            display(w.HTML(stepper_html(state)))
             ranked = sorted(state.pair_counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
             fig, ax = plt.subplots(figsize=(7, 2.6))
             labels = [f"{a} {b}" for (a, b), _ in ranked[:15]]
@@ -147,6 +154,7 @@ def crossover_explorer(
         step=50,
         description="vocab:",
         continuous_update=False,
+        layout=w.Layout(width="420px"),
     )
     versions = sorted(table["version"].unique())
     version_pick = w.SelectMultiple(
@@ -155,7 +163,11 @@ def crossover_explorer(
     metric = w.ToggleButtons(
         options=[("merge loop", "merge_s"), ("end to end", "total_s")], description="time:"
     )
-    measure = w.Button(description="measure missing cells", disabled=run_cells is None)
+    measure = w.Button(
+        description="measure missing cells",
+        disabled=run_cells is None,
+        layout=w.Layout(width="auto"),
+    )
     status = w.HTML()
     out = w.Output()
 
@@ -187,12 +199,17 @@ def crossover_explorer(
         wanted = [v for v in CROSSOVER_VOCABS if low <= v <= high]
         measure.disabled = True
         status.value = "measuring…"
-        with out:
-            new = run_cells(list(size_pick.value), wanted, list(version_pick.value))
+        try:
+            with out:
+                new = run_cells(list(size_pick.value), wanted, list(version_pick.value))
+        except Exception as error:  # shown in the widget: a callback's traceback would be lost
+            status.value = f"measuring failed: {html.escape(str(error))}"
+            return
+        finally:
+            measure.disabled = False
         state["table"] = pd.concat([state["table"], new], ignore_index=True).drop_duplicates(
             subset=["corpus", "size_bytes", "vocab_size", "version", "repeat"], keep="last"
         )
-        measure.disabled = False
         redraw()
 
     for control in (size_pick, vocab_range, version_pick, metric):
