@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
@@ -61,17 +61,41 @@ def train_bpe(
         )
 
     pretokenized = time.perf_counter()
-    wanted = vocab_size - 256 - len(special_tokens)
-    bar = _progress_bar(progress, total=wanted, desc=f"merges ({trainer.name})", unit="merge")
-    callback = on_merge if bar is None else _chain(bar, on_merge)
     try:
-        return trainer.merge_loop(word_counts, vocab_size, special_tokens, on_merge=callback)
+        return learn_merges(
+            version, word_counts, vocab_size, special_tokens, progress=progress, on_merge=on_merge
+        )
     finally:
-        if bar is not None:
-            bar.close()
         if timings is not None:
             timings["pretokenize_s"] = pretokenized - start
             timings["merge_s"] = time.perf_counter() - pretokenized
+
+
+def learn_merges(
+    version: str,
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    *,
+    progress: bool | None = None,
+    on_merge: OnMerge | None = None,
+    **options,
+) -> tuple[Vocab, Merges]:
+    """The merge loop of ``version`` on words already counted (``count_words``), with a progress
+    bar when asked: the notebooks' long measurements call this instead of ``merge_loop``.
+    ``options`` go to the merge loop (V5's ``compaction_factor``).
+    """
+    trainer = get_trainer(version)
+    wanted = check_training_arguments(vocab_size, special_tokens)
+    bar = _progress_bar(progress, total=wanted, desc=f"merges ({trainer.name})", unit="merge")
+    callback = on_merge if bar is None else _chain(bar, on_merge)
+    try:
+        return trainer.merge_loop(
+            word_counts, vocab_size, special_tokens, on_merge=callback, **options
+        )
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def check_corpus_path(input_path: str | os.PathLike[str]) -> Path:

@@ -158,3 +158,14 @@ def test_megabyte_corpus_matches_v1(megabyte_corpus, v1_reference, version, voca
     vocab, merges = train_bpe(megabyte_corpus, vocab_size, [EOT], version=version)
     assert merges == ref_merges[: vocab_size - 257]
     assert vocab == {i: ref_vocab[i] for i in range(vocab_size)}
+
+
+def test_learn_merges_with_progress_is_the_merge_loop(capsys) -> None:
+    from bpe_course.api import learn_merges
+
+    events = []
+    result = learn_merges("v5", SENNRICH, 256 + 5, progress=True, on_merge=events.append)
+    assert result == v1_naive.merge_loop(SENNRICH, 256 + 5)
+    assert [e.index for e in events] == list(range(5))  # the bar does not swallow the callback
+    assert "merges (v5)" in capsys.readouterr().err
+    assert learn_merges("v5", SENNRICH, 256 + 5, compaction_factor=1.0) == result
