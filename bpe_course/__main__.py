@@ -166,9 +166,28 @@ def add_bench_commands(commands) -> None:
         description="Crossover and V5/V4 heat map (merge loop and end to end), speed-ups over V1 "
         "beside the V1-V5 post, time against corpus size: SVG and PNG, with the CSV they come from.",
     )
-    plot.add_argument("csv", help="a CSV written by `bench`")
+    plot.add_argument("csv", help="a CSV written by `bench` or by `trace`")
     plot.add_argument("-o", "--output", default=None, metavar="DIR", help="default: figures/")
     plot.set_defaults(run=run_plot)
+
+    trace = commands.add_parser(
+        "trace",
+        help="record the cost of every merge (words touched, time) and draw it",
+        description="Train each version once in this process, recording per merge the words it "
+        "rewrote and the time it took: the cause of the crossover. Writes the CSV and the figure.",
+    )
+    trace.add_argument(
+        "corpus", help="a UTF-8 text file, a downloaded dataset's name, or a size like 5MB"
+    )
+    trace.add_argument("--vocab-size", type=int, default=5000, help="default: 5000")
+    trace.add_argument(
+        "--versions", nargs="+", choices=VERSIONS, default=["v4", "v5"], help="default: v4 v5"
+    )
+    trace.add_argument(
+        "--csv", default=None, metavar="PATH", help="default: build/bench/trace-CORPUS-VOCAB.csv"
+    )
+    trace.add_argument("-o", "--output", default=None, metavar="DIR", help="default: figures/")
+    trace.set_defaults(run=run_trace)
 
 
 def run_data_list(args: argparse.Namespace) -> int:
@@ -246,23 +265,74 @@ def run_plot(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     import pandas as pd
 
-    from bpe_course.plots import draw_all, save_figure
+    from bpe_course.plots import draw_all, plot_per_merge, save_figure
 
     path = Path(args.csv)
     if not path.is_file():
-        raise BPEInputError(f"no benchmark CSV at {path}; write one with `bpe-course bench`")
-    table = pd.read_csv(path)
-    needed = {"status", "version", "size_bytes", "vocab_size", "merge_s", "total_s", "corpus"}
-    if not needed <= set(table.columns):
         raise BPEInputError(
-            f"{path} is not a benchmark CSV (missing {sorted(needed - set(table.columns))})"
+            f"no CSV at {path}; write one with `bpe-course bench` or `bpe-course trace`"
         )
-    figures = draw_all(table)
-    if not figures:
+    table = pd.read_csv(path)
+    if TRACE_COLUMNS <= set(table.columns):
+        figures = {"per_merge_cost": plot_per_merge(table, path.stem)}
+    else:
+        needed = {"status", "version", "size_bytes", "vocab_size", "merge_s", "total_s", "corpus"}
+        if not needed <= set(table.columns):
+            raise BPEInputError(
+                f"{path} is neither a benchmark nor a trace CSV "
+                f"(missing {sorted(needed - set(table.columns))})"
+            )
+        figures = draw_all(table)
+    if not figures or table.empty:
         raise BPEInputError(f"{path} holds too few finished runs to draw anything")
     for name, fig in figures.items():
         for written in save_figure(fig, name, data=table, folder=args.output):
             print(written)
+    return 0
+
+
+TRACE_COLUMNS = {"version", "merge", "words_touched", "seconds"}
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    import re
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+    from bpe_course.api import check_corpus_path
+    from bpe_course.bench import merge_trace
+    from bpe_course.datasets import resolve_corpus
+    from bpe_course.files import write_atomically
+    from bpe_course.paths import build_dir
+    from bpe_course.plots import plot_per_merge, save_figure
+    from bpe_course.trainers.common import check_training_arguments
+
+    check_training_arguments(args.vocab_size, ["<|endoftext|>"])
+    corpus = check_corpus_path(resolve_corpus(args.corpus))
+    label = re.sub(r"[^A-Za-z0-9.]+", "_", corpus.stem)
+    csv = (
+        Path(args.csv)
+        if args.csv
+        else build_dir() / "bench" / f"trace-{label}-{args.vocab_size}.csv"
+    )
+    trace = merge_trace(corpus, args.vocab_size, tuple(args.versions))
+    for version, part in trace.groupby("version"):
+        print(
+            f"{version}: {len(part)} merges, {part['seconds'].sum():.2f} s in the merge loop, "
+            f"median {part['seconds'].median() * 1e6:.0f} µs and "
+            f"{part['words_touched'].median():.0f} words per merge"
+        )
+    csv.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(csv, trace.to_csv(index=False))
+    title = f"{corpus.name}, vocab {args.vocab_size}"
+    for written in save_figure(
+        plot_per_merge(trace, title), "per_merge_cost", data=trace, folder=args.output
+    ):
+        print(written)
+    print(csv)
     return 0
 
 

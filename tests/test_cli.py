@@ -95,7 +95,9 @@ def test_data_commands_print_the_file_path_last(data_folder, capsys) -> None:
         (["data", "slice", "tinystories-valid", "--size", "1MB"], "is not downloaded yet"),
         (["train", "nowhere", "--vocab-size", "300"], "is not a file, a dataset"),
         (["train", "no/where.txt", "--vocab-size", "300"], "corpus file not found: no/where.txt"),
-        (["plot", "nowhere.csv"], "no benchmark CSV at nowhere.csv"),
+        (["plot", "nowhere.csv"], "no CSV at nowhere.csv"),
+        (["trace", "nowhere.txt"], "corpus file not found: nowhere.txt"),
+        (["trace", "20KB", "--vocab-size", "100"], "vocab_size=100 is too small"),
     ],
 )
 def test_mistakes_are_one_line(data_folder, capsys, argv, message) -> None:
@@ -125,9 +127,37 @@ def test_bench_then_plot(data_folder, tmp_path, capsys) -> None:
         assert {f"{stem}.svg", f"{stem}.png", f"{stem}.csv"} <= names
 
 
+def test_trace_then_plot(data_folder, tmp_path, capsys) -> None:
+    csv, figures = tmp_path / "t.csv", tmp_path / "figs"
+    argv = ["trace", "30KB", "--vocab-size", "300", "--csv", str(csv), "-o", str(figures)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == str(csv) and "v4: 43 merges" in out
+    trace = pd.read_csv(csv)
+    assert list(trace.groupby("version").size()) == [43, 43]
+    assert {p.name for p in figures.iterdir()} == {
+        f"per_merge_cost.{ext}" for ext in ("svg", "png", "csv")
+    }
+    again = tmp_path / "again"
+    assert main(["plot", str(csv), "-o", str(again)]) == 0
+    assert (again / "per_merge_cost.svg").stat().st_size > 10_000
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    assert main(["plot", str(tmp_path / "other.csv")]) == 2
+    assert "neither a benchmark nor a trace CSV" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "command",
-    [["train"], ["data"], ["data", "fetch"], ["data", "slice"], ["bench"], ["plot"], ["course"]],
+    [
+        ["train"],
+        ["data"],
+        ["data", "fetch"],
+        ["data", "slice"],
+        ["bench"],
+        ["plot"],
+        ["trace"],
+        ["course"],
+    ],
 )
 def test_help_is_complete(command, capsys) -> None:
     with pytest.raises(SystemExit) as done:
