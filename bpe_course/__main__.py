@@ -372,7 +372,7 @@ def run_train(args: argparse.Namespace) -> int:
 def run_course(args: argparse.Namespace) -> int:
     from bpe_course.course import run_course as execute
 
-    execute(quick=not args.full, only=args.only)
+    execute(quick=not args.full, only=args.only, progress=sys.stderr.isatty())
     return 0
 
 

@@ -29,29 +29,85 @@ def course_notebooks(folder: Path | None = None) -> list[Path]:
     return sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb"))
 
 
-def run_notebook(path: Path, out_dir: Path, timeout: int = 1800) -> Path:
-    """Execute one notebook in a fresh kernel started in its own folder; save the executed copy."""
+class NotebookFailed(RuntimeError):
+    """A notebook raised: which one, which cell, the error, and where the executed part is.
+    ``details`` holds the cell's traceback (the message stays one line)."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
+
+
+def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool = False) -> Path:
+    """Execute one notebook in a fresh kernel started in its own folder; save the executed copy.
+
+    If a cell raises, the copy is saved up to that cell (its traceback included) and
+    :class:`NotebookFailed` names the notebook, the cell and the error in one line.
+    """
     import nbformat
     from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     notebook = nbformat.read(path, as_version=4)
+    code_cells = sum(cell.cell_type == "code" for cell in notebook.cells)
+    started: list[int] = []  # indices of the code cells begun, to name the one that failed
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=code_cells, desc=path.name, unit="cell", leave=False)
     client = NotebookClient(
         notebook,
+        config=_kernel_config(),
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
+        on_cell_start=lambda cell_index, **_: started.append(cell_index),
+        on_cell_executed=None if bar is None else (lambda **_: bar.update(1)),
     )
-    client.execute()
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / path.name
+    try:
+        client.execute()
+    except (CellExecutionError, CellTimeoutError) as error:
+        nbformat.write(notebook, target)
+        number = started[-1] + 1 if started else "?"
+        what = (
+            f"{error.ename}: {error.evalue}"
+            if isinstance(error, CellExecutionError)
+            else f"no reply within {timeout} s"
+        )
+        raise NotebookFailed(
+            f"{path.name} failed in cell {number}: {what} (executed part, with the traceback: "
+            f"{target})",
+            details=str(error),
+        ) from None
+    finally:
+        if bar is not None:
+            bar.close()
     nbformat.write(notebook, target)
     return target
+
+
+def _kernel_config():
+    """Have the kernel manager encrypt the kernel's local sockets (CurveZMQ) where pyzmq can: the
+    kernel then starts without its warning that TCP traffic is readable by anyone on the machine.
+    """
+    import zmq
+    from jupyter_client.manager import KernelManager
+    from traitlets.config import Config
+
+    config = Config()
+    if zmq.has("curve") and "transport_encryption" in KernelManager.class_trait_names():
+        config.KernelManager.transport_encryption = "auto"
+    return config
 
 
 def run_course(
     quick: bool = True,
     only: list[str] | None = None,
     report: Callable[[str], None] = print,
+    progress: bool = False,
 ) -> list[Path]:
     """Execute the notebooks (those whose names contain one of ``only``, if given)."""
     os.environ[QUICK_ENV] = "1" if quick else "0"  # inherited by the kernels
@@ -64,7 +120,7 @@ def run_course(
     done = []
     for path in notebooks:
         start = time.perf_counter()
-        done.append(run_notebook(path, out_dir))
+        done.append(run_notebook(path, out_dir, progress=progress))
         report(f"ran {path.name} in {time.perf_counter() - start:.1f} s")
     report(f"executed notebooks are in {out_dir}")
     return done

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bpe_course.course import course_notebooks, run_notebook
+from bpe_course.course import NotebookFailed, course_notebooks, run_notebook
 
 NOTEBOOKS = course_notebooks()
 
@@ -45,6 +45,33 @@ def test_notebook_runs_in_quick_mode(path, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("BPE_COURSE_FIGURES", str(tmp_path / "figures"))
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
-    executed = run_notebook(path, tmp_path / "executed", timeout=600)
+    try:
+        executed = run_notebook(path, tmp_path / "executed", timeout=600)
+    except NotebookFailed as failure:
+        pytest.fail(f"{failure}\n{failure.details}", pytrace=False)
     assert executed.exists()
     assert list((tmp_path / "figures").glob("*.svg")), f"{path.name} wrote no figure"
+
+
+def test_a_failing_notebook_names_its_cell_and_keeps_the_executed_part(tmp_path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# broken on purpose"),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell("print('before')\nraise ValueError('the corpus is gone')"),
+        nbformat.v4.new_code_cell("y = 2"),
+    ]
+    path = tmp_path / "99_broken.ipynb"
+    nbformat.write(notebook, path)
+    with pytest.raises(NotebookFailed) as failed:
+        run_notebook(path, tmp_path / "out", timeout=120)
+    message = str(failed.value)
+    assert "\n" not in message
+    assert "99_broken.ipynb failed in cell 3: ValueError: the corpus is gone" in message
+    assert "Traceback" in failed.value.details or "ValueError" in failed.value.details
+    executed = nbformat.read(tmp_path / "out" / "99_broken.ipynb", as_version=4)
+    assert executed.cells[1].execution_count == 1
+    assert executed.cells[2].outputs[-1].output_type == "error"
+    assert executed.cells[3].execution_count is None  # not run after the error
