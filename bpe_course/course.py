@@ -23,6 +23,14 @@ def quick_mode() -> bool:
     return os.environ.get(QUICK_ENV, "1").strip().lower() not in ("0", "false", "no", "full")
 
 
+def quiet_child() -> None:
+    """A pool initializer for the notebooks' failure demos: the child's own traceback goes nowhere
+    instead of to the terminal that runs the course (the notebook reports the failure itself)."""
+    import sys
+
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open for the child's whole life)
+
+
 def course_notebooks(folder: Path | None = None) -> list[Path]:
     """The notebooks of the course, in reading order (``NN_name.ipynb``)."""
     folder = notebooks_dir() if folder is None else folder
