@@ -161,12 +161,14 @@ def crossover_explorer(
         options=versions, value=versions, description="versions:", rows=min(4, len(versions))
     )
     metric = w.ToggleButtons(
-        options=[("merge loop", "merge_s"), ("end to end", "total_s")], description="time:"
+        options=[("merge loop", "merge_s"), ("end to end", "total_s")],
+        description="time:",
+        layout=w.Layout(margin="0 0 0 4em"),  # clear of the slider's readout
     )
     measure = w.Button(
         description="measure missing cells",
         disabled=run_cells is None,
-        layout=w.Layout(width="auto"),
+        layout=w.Layout(width="auto", margin="0 1em 0 0"),
     )
     status = w.HTML()
     out = w.Output()
@@ -217,5 +219,10 @@ def crossover_explorer(
     measure.on_click(measure_missing)
     redraw()
     return w.VBox(
-        [w.HBox([size_pick, version_pick]), w.HBox([vocab_range, metric]), measure, status, out]
+        [
+            w.HBox([size_pick, version_pick]),
+            w.HBox([vocab_range, metric]),
+            w.HBox([measure, status], layout=w.Layout(align_items="center")),
+            out,
+        ]
     )

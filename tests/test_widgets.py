@@ -37,9 +37,16 @@ def controls(widget) -> dict[str, object]:
 
 
 def status_text(widget) -> str:
+    """The first HTML widget's text, searched through the boxes."""
     from ipywidgets import HTML
 
-    return next(child.value for child in widget.children if isinstance(child, HTML))
+    stack = [widget]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, HTML):
+            return node.value
+        stack.extend(getattr(node, "children", ()))
+    raise AssertionError("no HTML widget")
 
 
 def test_byte_table_counts_utf8_bytes() -> None:
