@@ -21,6 +21,16 @@ def show_source(obj) -> object:
     return Code(inspect.getsource(obj), language="python")
 
 
+def show_and_close(fig) -> None:
+    """Display ``fig`` and free it: a widget redraws often, and pyplot keeps every figure it made
+    until it is closed (only the inline backend's ``show`` closes them for us)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    display(fig)
+    plt.close(fig)
+
+
 # --- Unicode -------------------------------------------------------------------------------------
 
 
@@ -112,7 +122,7 @@ def sennrich_stepper(word_counts: dict[str, int] | None = None, merges: int = 10
             ax.set_title("pair counts (red: the pair merged next; ties go to the greatest pair)")
             ax.tick_params(axis="x", rotation=60)
             fig.tight_layout()
-            plt.show()
+            show_and_close(fig)
 
     back.on_click(lambda _: setattr(slider, "value", max(0, slider.value - 1)))
     forward.on_click(lambda _: setattr(slider, "value", min(slider.max, slider.value + 1)))
@@ -134,7 +144,6 @@ def crossover_explorer(
     that ``table`` lacks (the button "measure missing cells") and returns the rows to add.
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
 
     from bpe_course.plots import plot_crossover
 
@@ -190,8 +199,7 @@ def crossover_explorer(
             if chosen.empty or not version_pick.value:
                 print("nothing measured in this selection")
                 return
-            plot_crossover(chosen, metric.value, tuple(version_pick.value))
-            plt.show()
+            show_and_close(plot_crossover(chosen, metric.value, tuple(version_pick.value)))
         status.value = f"{len(chosen)} runs shown"
 
     def measure_missing(_=None) -> None:

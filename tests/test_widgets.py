@@ -73,6 +73,9 @@ def test_stepper_shows_the_end_of_word_marker_escaped() -> None:
     assert slider.value == slider.max == 3
     controls(stepper)["◀ previous"].click()
     assert slider.value == 2
+    import matplotlib.pyplot as plt
+
+    assert plt.get_fignums() == []  # every redraw closed its figure
 
 
 @pytest.fixture
@@ -97,6 +100,9 @@ def test_explorer_selection_drives_the_count(stored) -> None:
     assert status_text(explorer) == f"{len(expected)} runs shown"
     found["time:"].value = "total_s"  # redraws without error
     assert status_text(explorer) == f"{len(expected)} runs shown"
+    import matplotlib.pyplot as plt
+
+    assert plt.get_fignums() == []
     assert found["measure missing cells"].disabled  # no measuring function given
 
 
