@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import resource
+import math
 import sys
 import time
 import warnings
@@ -18,8 +18,42 @@ from bpe_course.trainers import get_trainer
 
 
 def peak_rss_mb() -> float:
+    """This process's peak resident memory in MB (NaN where the system will not say)."""
+    if sys.platform == "win32":
+        return _windows_peak_working_set() / 1e6
+    import resource  # Unix only
+
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 1e6 if sys.platform == "darwin" else peak / 1e3  # bytes on macOS, KiB on Linux
+
+
+def _windows_peak_working_set() -> float:
+    import ctypes
+    from ctypes import wintypes
+
+    class Counters(ctypes.Structure):  # PROCESS_MEMORY_COUNTERS, psapi.h
+        _fields_ = [("cb", wintypes.DWORD), ("PageFaultCount", wintypes.DWORD)] + [
+            (name, ctypes.c_size_t)
+            for name in (
+                "PeakWorkingSetSize",
+                "WorkingSetSize",
+                "QuotaPeakPagedPoolUsage",
+                "QuotaPagedPoolUsage",
+                "QuotaPeakNonPagedPoolUsage",
+                "QuotaNonPagedPoolUsage",
+                "PagefileUsage",
+                "PeakPagefileUsage",
+            )
+        ]
+
+    try:
+        counters = Counters(cb=ctypes.sizeof(Counters))
+        process = ctypes.windll.kernel32.GetCurrentProcess()
+        if ctypes.windll.psapi.GetProcessMemoryInfo(process, ctypes.byref(counters), counters.cb):
+            return float(counters.PeakWorkingSetSize)
+    except (AttributeError, OSError):
+        pass
+    return math.nan
 
 
 def run(spec: dict) -> dict:

@@ -36,3 +36,21 @@ def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in readme and "make course" in readme
     assert re.search(r"^make test$", ci, re.M)
+
+
+def test_every_module_imports_without_unix_only_modules() -> None:
+    # Windows has no resource, fcntl or termios: importing any module of the package (the
+    # benchmark worker included) must not need them. A fresh interpreter, so nothing is cached.
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "for name in ('resource', 'fcntl', 'termios'):\n"
+        "    sys.modules[name] = None\n"
+        "import importlib, pkgutil, bpe_course\n"
+        "for info in pkgutil.walk_packages(bpe_course.__path__, 'bpe_course.'):\n"
+        "    importlib.import_module(info.name)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
