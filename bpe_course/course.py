@@ -66,7 +66,6 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
         bar = tqdm(total=code_cells, desc=path.name, unit="cell", leave=False)
     client = NotebookClient(
         notebook,
-        config=_kernel_config(),
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
@@ -95,20 +94,6 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
             bar.close()
     nbformat.write(notebook, target)
     return target
-
-
-def _kernel_config():
-    """Have the kernel manager encrypt the kernel's local sockets (CurveZMQ) where pyzmq can: the
-    kernel then starts without its warning that TCP traffic is readable by anyone on the machine.
-    """
-    import zmq
-    from jupyter_client.manager import KernelManager
-    from traitlets.config import Config
-
-    config = Config()
-    if zmq.has("curve") and "transport_encryption" in KernelManager.class_trait_names():
-        config.KernelManager.transport_encryption = "auto"
-    return config
 
 
 def run_course(

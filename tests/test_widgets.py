@@ -63,6 +63,9 @@ def test_stepper_shows_the_end_of_word_marker_escaped() -> None:
     first = steps(merges=3)[-1]
     page = stepper_html(first)
     assert "&lt;/w&gt;" in page and END_OF_WORD not in page
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
     stepper = sennrich_stepper(merges=3)
     slider = controls(stepper)["merges done:"]
     controls(stepper)["next ▶"].click()
@@ -73,9 +76,7 @@ def test_stepper_shows_the_end_of_word_marker_escaped() -> None:
     assert slider.value == slider.max == 3
     controls(stepper)["◀ previous"].click()
     assert slider.value == 2
-    import matplotlib.pyplot as plt
-
-    assert plt.get_fignums() == []  # every redraw closed its figure
+    assert plt.get_fignums() == open_before  # every redraw closed its figure
 
 
 @pytest.fixture
@@ -85,6 +86,9 @@ def stored() -> pd.DataFrame:
 
 
 def test_explorer_selection_drives_the_count(stored) -> None:
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
     explorer = crossover_explorer(stored)
     found = controls(explorer)
     assert status_text(explorer) == f"{len(stored)} runs shown"
@@ -100,9 +104,7 @@ def test_explorer_selection_drives_the_count(stored) -> None:
     assert status_text(explorer) == f"{len(expected)} runs shown"
     found["time:"].value = "total_s"  # redraws without error
     assert status_text(explorer) == f"{len(expected)} runs shown"
-    import matplotlib.pyplot as plt
-
-    assert plt.get_fignums() == []
+    assert plt.get_fignums() == open_before
     assert found["measure missing cells"].disabled  # no measuring function given
 
 
