@@ -46,7 +46,7 @@ def test_notebook_runs_in_quick_mode(path, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
     try:
-        executed = run_notebook(path, tmp_path / "executed", timeout=600)
+        executed = run_notebook(path, tmp_path / "executed", timeout=180)  # a hang fails in minutes
     except NotebookFailed as failure:
         pytest.fail(f"{failure}\n{failure.details}", pytrace=False)
     assert executed.exists()
