@@ -174,6 +174,21 @@ def wait_for_run(page, target, timeout_s: float = 480) -> None:
     raise TimeoutError(f"the explorer's plot did not appear: {state}")
 
 
+def wait_for_new_plot(page, old_src: str | None) -> str:
+    """Wait until the explorer's plot image differs from ``old_src``; return the new source."""
+    page.wait_for_function(
+        """([selector, old]) => {
+            const img = document.querySelector(selector);
+            return img && img.getAttribute('src') !== old;
+        }""",
+        arg=[".widget-vbox .widget-output img", old_src],
+        timeout=60_000,
+    )
+    new = page.locator(".widget-vbox .widget-output img").first.get_attribute("src")
+    assert new and new != old_src
+    return new
+
+
 def test_crossover_explorer_displays_and_redraws(jupyter_lab) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     base, token = jupyter_lab
@@ -198,17 +213,25 @@ def test_crossover_explorer_displays_and_redraws(jupyter_lab) -> None:
             before = plot.get_attribute("src")
 
             explorer.get_by_role("button", name="end to end").click()
+            after = wait_for_new_plot(page, before)
+            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_after.png"))
+            assert page.get_by_text("Error displaying widget").count() == 0
+
+            # Move the vocab slider's upper handle down from the keyboard: fewer runs, new plot.
+            status = explorer.get_by_text("runs shown")
+            shown = int(status.inner_text().split()[0])
+            explorer.locator(".noUi-handle-upper").focus()
+            for _ in range(25):  # 25 steps of 50: from 5,000 down to 3,750
+                page.keyboard.press("ArrowLeft")
+            wait_for_new_plot(page, after)
             page.wait_for_function(
-                """([selector, old]) => {
-                    const img = document.querySelector(selector);
-                    return img && img.getAttribute('src') !== old;
-                }""",
-                arg=[".widget-vbox .widget-output img", before],
+                "([n]) => [...document.querySelectorAll('.widget-html')].some("
+                "e => /^\\d+ runs shown$/.test(e.innerText.trim())"
+                " && parseInt(e.innerText) < n)",
+                arg=[shown],
                 timeout=60_000,
             )
-            after = explorer.locator(".widget-output img").first.get_attribute("src")
-            assert after and after != before
-            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_after.png"))
+            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_slider.png"))
             assert page.get_by_text("Error displaying widget").count() == 0
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "crossover_explorer_failure.png"))
