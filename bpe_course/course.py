@@ -54,7 +54,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
     """
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     notebook = nbformat.read(path, as_version=4)
     code_cells = sum(cell.cell_type == "code" for cell in notebook.cells)
@@ -76,14 +76,15 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
     target = out_dir / path.name
     try:
         client.execute()
-    except (CellExecutionError, CellTimeoutError) as error:
+    except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
         nbformat.write(notebook, target)
         number = started[-1] + 1 if started else "?"
-        what = (
-            f"{error.ename}: {error.evalue}"
-            if isinstance(error, CellExecutionError)
-            else f"no reply within {timeout} s"
-        )
+        if isinstance(error, CellExecutionError):
+            what = f"{error.ename}: {error.evalue}"
+        elif isinstance(error, DeadKernelError):
+            what = "the kernel died (out of memory, or killed)"
+        else:
+            what = f"no reply within {timeout} s"
         raise NotebookFailed(
             f"{path.name} failed in cell {number}: {what} (executed part, with the traceback: "
             f"{target})",

@@ -75,3 +75,14 @@ def test_a_failing_notebook_names_its_cell_and_keeps_the_executed_part(tmp_path)
     assert executed.cells[1].execution_count == 1
     assert executed.cells[2].outputs[-1].output_type == "error"
     assert executed.cells[3].execution_count is None  # not run after the error
+
+
+def test_a_dying_kernel_is_one_line_too(tmp_path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("import os\nos._exit(1)")]
+    path = tmp_path / "98_dies.ipynb"
+    nbformat.write(notebook, path)
+    with pytest.raises(NotebookFailed, match=r"98_dies.ipynb failed in cell 1: the kernel died"):
+        run_notebook(path, tmp_path / "out", timeout=120)
