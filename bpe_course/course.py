@@ -68,6 +68,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
         notebook,
         timeout=timeout,
         kernel_name="python3",
+        config=_client_config(),
         resources={"metadata": {"path": str(path.parent)}},
         on_cell_start=lambda cell_index, **_: started.append(cell_index),
         on_cell_executed=None if bar is None else (lambda **_: bar.update(1)),
@@ -95,6 +96,15 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
             bar.close()
     nbformat.write(notebook, target)
     return target
+
+
+def _client_config():
+    """Kernel clients whose channels re-check their socket every second (see below)."""
+    from traitlets.config import Config
+
+    config = Config()
+    config.AsyncKernelManager.client_class = "bpe_course.course_client.RecheckingKernelClient"
+    return config
 
 
 def run_course(
