@@ -273,6 +273,8 @@ def run_plot(args: argparse.Namespace) -> int:
             f"no CSV at {path}; write one with `bpe-course bench` or `bpe-course trace`"
         )
     table = pd.read_csv(path)
+    if table.empty:
+        raise BPEInputError(f"{path} holds no rows to draw")
     if TRACE_COLUMNS <= set(table.columns):
         figures = {"per_merge_cost": plot_per_merge(table, path.stem)}
     else:
@@ -283,7 +285,7 @@ def run_plot(args: argparse.Namespace) -> int:
                 f"(missing {sorted(needed - set(table.columns))})"
             )
         figures = draw_all(table)
-    if not figures or table.empty:
+    if not figures:
         raise BPEInputError(f"{path} holds too few finished runs to draw anything")
     for name, fig in figures.items():
         for written in save_figure(fig, name, data=table, folder=args.output):
@@ -303,14 +305,14 @@ def run_trace(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
 
     from bpe_course.api import check_corpus_path
-    from bpe_course.bench import merge_trace
+    from bpe_course.bench import EOT, merge_trace
     from bpe_course.datasets import resolve_corpus
     from bpe_course.files import write_atomically
     from bpe_course.paths import build_dir
     from bpe_course.plots import plot_per_merge, save_figure
     from bpe_course.trainers.common import check_training_arguments
 
-    check_training_arguments(args.vocab_size, ["<|endoftext|>"])
+    check_training_arguments(args.vocab_size, [EOT])  # merge_trace's special token
     corpus = check_corpus_path(resolve_corpus(args.corpus))
     label = re.sub(r"[^A-Za-z0-9.]+", "_", corpus.stem)
     csv = (

@@ -99,7 +99,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
 
 
 def _client_config():
-    """Kernel clients whose channels re-check their socket every second (see below)."""
+    """Kernel clients whose channels re-check their socket every second (``course_client``)."""
     from traitlets.config import Config
 
     config = Config()

@@ -141,6 +141,9 @@ def test_trace_then_plot(data_folder, tmp_path, capsys) -> None:
     again = tmp_path / "again"
     assert main(["plot", str(csv), "-o", str(again)]) == 0
     assert (again / "per_merge_cost.svg").stat().st_size > 10_000
+    (tmp_path / "empty.csv").write_text("version,merge,words_touched,seconds\n")
+    assert main(["plot", str(tmp_path / "empty.csv")]) == 2
+    assert "holds no rows to draw" in capsys.readouterr().err
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     assert main(["plot", str(tmp_path / "other.csv")]) == 2
     assert "neither a benchmark nor a trace CSV" in capsys.readouterr().err
