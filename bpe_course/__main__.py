@@ -305,14 +305,15 @@ def run_trace(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
 
     from bpe_course.api import check_corpus_path
-    from bpe_course.bench import EOT, merge_trace
+    from bpe_course.bench import merge_trace
     from bpe_course.datasets import resolve_corpus
     from bpe_course.files import write_atomically
     from bpe_course.paths import build_dir
     from bpe_course.plots import plot_per_merge, save_figure
+    from bpe_course.pretokenize import END_OF_TEXT
     from bpe_course.trainers.common import check_training_arguments
 
-    check_training_arguments(args.vocab_size, [EOT])  # merge_trace's special token
+    check_training_arguments(args.vocab_size, [END_OF_TEXT])  # merge_trace's special token
     corpus = check_corpus_path(resolve_corpus(args.corpus))
     label = re.sub(r"[^A-Za-z0-9.]+", "_", corpus.stem)
     csv = (
