@@ -177,7 +177,7 @@ def plot_speedups(table, size_mb: float, vocab_size: int, metric: str = "total_s
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from bpe_course.reference import POST_SECONDS, V1_V5_POST, post_speedups
+    from bpe_course.reference.published import POST_SECONDS, V1_V5_POST, post_speedups
 
     ours = speedups(table, metric, round(size_mb * 1_000_000), vocab_size)
     theirs = post_speedups(size_mb, vocab_size) if (size_mb, vocab_size) in POST_SECONDS else {}
@@ -277,7 +277,7 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     """
     import matplotlib.pyplot as plt
 
-    from bpe_course.reference import POST_WORDS_TOUCHED
+    from bpe_course.reference.published import POST_WORDS_TOUCHED
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.5, 5.5), sharex=True)
     first = trace[trace["version"] == trace["version"].iloc[0]]

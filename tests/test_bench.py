@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from bpe_course import bench
-from bpe_course.bench import BenchmarkMismatch, Grid, run_grid
+from bpe_course.bench import harness as bench
+from bpe_course.bench.harness import BenchmarkMismatch, Grid, run_grid
 
 SMALL = Grid(("v4", "v5"), ("30KB",), (280, 320), repeats=1, timeout_s=120)
 

@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bpe_course import datasets
-from bpe_course.datasets import (
+from bpe_course.corpora import datasets
+from bpe_course.corpora.datasets import (
     BPEInputError,
     Dataset,
     DownloadError,
@@ -20,9 +20,9 @@ from bpe_course.datasets import (
     parse_size,
     slice_corpus,
 )
+from bpe_course.corpora.storygen import generate_stories
 from bpe_course.pretokenize import corpus_shape, count_words
-from bpe_course.reference import TINYSTORIES_SHAPE
-from bpe_course.storygen import generate_stories
+from bpe_course.reference.published import TINYSTORIES_SHAPE
 
 PAYLOAD = ("Once upon a time there was a test.\n<|endoftext|>\n" * 4000).encode()
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course import train_bpe
-from bpe_course.datasets import generated_corpus
+from bpe_course.corpora.datasets import generated_corpus
 from bpe_course.exports import save_hugging_face, save_tiktoken, tiktoken_encoding
 from bpe_course.formats import TokenizerFileError, load_gpt2
 from bpe_course.tokenizer import Tokenizer

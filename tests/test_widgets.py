@@ -13,15 +13,15 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from bpe_course.bench import stored_results  # noqa: E402
-from bpe_course.sennrich import END_OF_WORD, steps  # noqa: E402
-from bpe_course.widgets import (  # noqa: E402
+from bpe_course.bench.harness import stored_results  # noqa: E402
+from bpe_course.course.widgets import (  # noqa: E402
     byte_explorer,
     byte_table,
     crossover_explorer,
     sennrich_stepper,
     stepper_html,
 )
+from bpe_course.reference.sennrich import END_OF_WORD, steps  # noqa: E402
 
 
 def controls(widget) -> dict[str, object]:

@@ -13,22 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bpe_course.course import QUICK_ENV
 from bpe_course.paths import build_dir, notebooks_dir
-
-QUICK_ENV = "BPE_COURSE_QUICK"
-
-
-def quick_mode() -> bool:
-    """True unless ``BPE_COURSE_QUICK`` is set to 0 (the course runs quick unless asked for full)."""
-    return os.environ.get(QUICK_ENV, "1").strip().lower() not in ("0", "false", "no", "full")
-
-
-def quiet_child() -> None:
-    """A pool initializer for the notebooks' failure demos: the child's own traceback goes nowhere
-    instead of to the terminal that runs the course (the notebook reports the failure itself)."""
-    import sys
-
-    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open for the child's whole life)
 
 
 def course_notebooks(folder: Path | None = None) -> list[Path]:
@@ -103,7 +89,9 @@ def _client_config():
     from traitlets.config import Config
 
     config = Config()
-    config.AsyncKernelManager.client_class = "bpe_course.course_client.RecheckingKernelClient"
+    config.AsyncKernelManager.client_class = (
+        "bpe_course.course.kernel_client.RecheckingKernelClient"
+    )
     return config
 
 

@@ -101,7 +101,7 @@ def sennrich_stepper(word_counts: dict[str, int] | None = None, merges: int = 10
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    from bpe_course.sennrich import PAPER_EXAMPLE, steps
+    from bpe_course.reference.sennrich import PAPER_EXAMPLE, steps
 
     states = steps(word_counts or PAPER_EXAMPLE, merges)
     slider = w.IntSlider(0, 0, len(states) - 1, description="merges done:")
@@ -203,7 +203,7 @@ def crossover_explorer(
         status.value = f"{len(chosen)} runs shown"
 
     def measure_missing(_=None) -> None:
-        from bpe_course.bench import CROSSOVER_VOCABS
+        from bpe_course.bench.harness import CROSSOVER_VOCABS
 
         low, high = vocab_range.value
         wanted = [v for v in CROSSOVER_VOCABS if low <= v <= high]

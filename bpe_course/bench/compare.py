@@ -1,11 +1,11 @@
 """Time every trainer on the same corpus and vocab size, side by side, and print ratios to V1.
 
-    python -m bpe_course.compare CORPUS --vocab-size 1000 5000 [--versions v1 v5] [--repeats 1]
+    python -m bpe_course.bench.compare CORPUS --vocab-size 1000 5000 [--versions v1 v5] [--repeats 1]
 
 CORPUS is a text file, a dataset name, or a size such as ``1MB`` for the course corpus. Each version is
 timed end to end (pretokenization + merge loop) in this process, one after another, so the ratios
 compare runs made on the same machine under the same load. The full benchmark (fresh processes,
-memory, CSV, figures) is :mod:`bpe_course.bench`.
+memory, CSV, figures) is :mod:`bpe_course.bench.harness`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 
 from bpe_course.api import train_bpe
-from bpe_course.datasets import resolve_corpus
+from bpe_course.corpora.datasets import resolve_corpus
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 from bpe_course.trainers import TRAINERS, VERSIONS
 
@@ -47,7 +47,7 @@ def time_versions(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m bpe_course.compare", description=__doc__.split("\n")[0]
+        prog="python -m bpe_course.bench.compare", description=__doc__.split("\n")[0]
     )
     parser.add_argument(
         "corpus", help="a text file, a dataset name, or a size like 1MB for the course corpus"

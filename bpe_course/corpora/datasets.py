@@ -118,7 +118,7 @@ def _writable_data_dir() -> Path:
 
 def generated_corpus(size: int | str, seed: int = 0) -> Path:
     """The offline corpus of ``size`` bytes for ``seed``, generated once and cached in ``data/``."""
-    from bpe_course.storygen import GENERATOR_VERSION, generate_stories
+    from bpe_course.corpora.storygen import GENERATOR_VERSION, generate_stories
 
     size = parse_size(size)
     path = data_dir() / f"generated-{size_label(size)}-seed{seed}-g{GENERATOR_VERSION}.txt"

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 import bpe_course
-from bpe_course.datasets import corpus_source, course_corpus, parse_size, size_label
+from bpe_course.corpora.datasets import corpus_source, course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 
@@ -60,7 +60,7 @@ def run_cell(corpus: Path, version: str, vocab_size: int, workers: int, timeout_
     }
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "bpe_course.bench_worker", json.dumps(spec)],
+            [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)],
             capture_output=True,
             text=True,
             timeout=timeout_s,

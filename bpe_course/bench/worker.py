@@ -1,4 +1,4 @@
-"""One benchmark run, in its own process: ``python -m bpe_course.bench_worker '<json>'``.
+"""One benchmark run, in its own process: ``python -m bpe_course.bench.worker '<json>'``.
 
 Prints one JSON line: phase times, peak resident memory, merges done, and a hash of the merges
 (so the harness can check every version learned the same thing without shipping the merges).

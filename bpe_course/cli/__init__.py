@@ -1,0 +1,48 @@
+"""The command line: ``python -m bpe_course`` (also installed as ``bpe-course``).
+
+One module per command group; this one assembles the parser and turns errors into one line.
+Errors a user can cause are one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bpe_course.errors import BPEInputError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args) or 0
+    except (BPEInputError, FileNotFoundError) as err:
+        print(f"bpe-course: error: {err}", file=sys.stderr)
+        return 2
+    except RuntimeError as err:  # a benchmark mismatch or a failed run: not the user's doing
+        print(f"bpe-course: failed: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("bpe-course: interrupted", file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from bpe_course.cli.bench import add_bench_commands
+    from bpe_course.cli.course import add_course_command
+    from bpe_course.cli.data import add_data_commands
+    from bpe_course.cli.train import add_train_command
+
+    parser = argparse.ArgumentParser(
+        prog="bpe-course", description="Train byte-level BPE tokenizers, and run the course."
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    add_train_command(commands)
+    add_data_commands(commands)
+    add_bench_commands(commands)
+    add_course_command(commands)
+    return parser

@@ -1,0 +1,77 @@
+"""``bpe-course data``: list, download, generate and slice corpora."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_data_commands(commands) -> None:
+    data = commands.add_parser(
+        "data",
+        help="list, download, generate and slice corpora",
+        description="Corpora live in data/ (BPE_COURSE_DATA overrides). Each command prints the "
+        "resulting file's path as its last line.",
+    )
+    actions = data.add_subparsers(title="actions", metavar="ACTION")
+    listing = actions.add_parser("list", help="the datasets known, and what is in data/")
+    listing.set_defaults(run=run_data_list)
+    fetch = actions.add_parser(
+        "fetch", help="download a dataset into data/ (resumes, verifies, then renames)"
+    )
+    fetch.add_argument("name", help="a dataset name from `data list`")
+    fetch.add_argument("--url", default=None, help="download from this URL instead (a mirror)")
+    fetch.set_defaults(run=run_data_fetch)
+    generate = actions.add_parser(
+        "generate", help="write the offline corpus of generated stories (no network needed)"
+    )
+    generate.add_argument("--size", required=True, help="like 5MB or 21.5MB (decimal megabytes)")
+    generate.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    generate.set_defaults(run=run_data_generate)
+    slicing = actions.add_parser(
+        "slice", help="a prefix of a corpus ending on a document boundary, cached in data/"
+    )
+    slicing.add_argument("corpus", help="a text file or a downloaded dataset's name")
+    slicing.add_argument("--size", required=True, help="like 5MB or 21.5MB (decimal megabytes)")
+    slicing.set_defaults(run=run_data_slice)
+    data.set_defaults(run=lambda args: data.print_help() or 2)
+
+
+def run_data_list(args: argparse.Namespace) -> int:
+    from bpe_course.corpora.datasets import DATASETS
+    from bpe_course.paths import data_dir
+
+    folder = data_dir()
+    for dataset in DATASETS.values():
+        here = (folder / dataset.filename).exists()
+        size = f"{dataset.size / 1e6:.1f} MB" if dataset.size else "size not published"
+        print(f"{dataset.name:<20} {size:<20} {'downloaded' if here else 'not downloaded'}")
+        print(f"{'':<20} {dataset.url}\n{'':<20} licence: {dataset.licence}")
+    files = sorted(p.name for p in folder.glob("*.txt")) if folder.exists() else []
+    print(f"in {folder}: " + (", ".join(files) if files else "no corpus yet"))
+    print(folder)
+    return 0
+
+
+def run_data_fetch(args: argparse.Namespace) -> int:
+    from bpe_course.corpora.datasets import fetch
+
+    print(fetch(args.name, url=args.url, progress=True))
+    return 0
+
+
+def run_data_generate(args: argparse.Namespace) -> int:
+    from bpe_course.corpora.datasets import generated_corpus
+
+    print(generated_corpus(args.size, args.seed))
+    return 0
+
+
+def run_data_slice(args: argparse.Namespace) -> int:
+    from bpe_course.corpora.datasets import DATASETS, resolve_corpus, slice_corpus
+
+    if args.corpus not in DATASETS:
+        from bpe_course.api import check_corpus_path
+
+        check_corpus_path(args.corpus)
+    print(slice_corpus(resolve_corpus(args.corpus), args.size))
+    return 0

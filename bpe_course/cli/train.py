@@ -1,0 +1,78 @@
+"""``bpe-course train``: train a tokenizer on a corpus and save it in GPT-2's format."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+
+def add_train_command(commands) -> None:
+    from bpe_course.trainers import VERSIONS
+
+    train = commands.add_parser(
+        "train", help="train a tokenizer on a text file and save it in GPT-2's format"
+    )
+    train.add_argument(
+        "corpus",
+        help="a UTF-8 text file, a downloaded dataset's name, or a size like 5MB (course corpus)",
+    )
+    train.add_argument(
+        "--vocab-size",
+        type=int,
+        required=True,
+        help="total vocabulary size (256 bytes + special tokens + merges)",
+    )
+    train.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="T",
+        help="a special token; repeat for more (default: none)",
+    )
+    train.add_argument(
+        "--version", default="v5", choices=VERSIONS, help="which trainer (default: v5)"
+    )
+    train.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes for pretokenization (default: all cores)",
+    )
+    train.add_argument(
+        "-o", "--output", default=None, metavar="DIR", help="write vocab.json and merges.txt here"
+    )
+    train.set_defaults(run=run_train)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from bpe_course.api import train_bpe
+    from bpe_course.corpora.datasets import resolve_corpus
+    from bpe_course.formats import save_gpt2
+
+    timings: dict[str, float] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vocab, merges = train_bpe(
+            resolve_corpus(args.corpus),
+            args.vocab_size,
+            args.special_token,
+            version=args.version,
+            workers=args.workers,
+            progress=sys.stderr.isatty(),
+            timings=timings,
+        )
+    for warning in caught:
+        print(f"bpe-course: warning: {warning.message}", file=sys.stderr)
+    longest = sorted(vocab.values(), key=len, reverse=True)[:5]
+    print(
+        f"{len(merges)} merges with {args.version}; vocabulary of {len(vocab)} tokens; "
+        f"pretokenize {timings['pretokenize_s']:.2f} s, merges {timings['merge_s']:.2f} s"
+    )
+    print(
+        "longest tokens: " + ", ".join(repr(t.decode("utf-8", errors="replace")) for t in longest)
+    )
+    if args.output:
+        for path in save_gpt2(vocab, merges, args.output):
+            print(path)
+    return 0

@@ -1,0 +1,1 @@
+"""Corpora: the dataset registry and downloads, the offline generators, and slices."""

@@ -1,0 +1,23 @@
+"""The course around the package: its notebook runner, its widgets, and the switches notebooks read.
+
+``quick_mode`` and ``quiet_child`` live here because every notebook imports them first.
+"""
+
+from __future__ import annotations
+
+import os
+
+QUICK_ENV = "BPE_COURSE_QUICK"
+
+
+def quick_mode() -> bool:
+    """True unless ``BPE_COURSE_QUICK`` is set to 0 (the course runs quick unless asked for full)."""
+    return os.environ.get(QUICK_ENV, "1").strip().lower() not in ("0", "false", "no", "full")
+
+
+def quiet_child() -> None:
+    """A pool initializer for the notebooks' failure demos: the child's own traceback goes nowhere
+    instead of to the terminal that runs the course (the notebook reports the failure itself)."""
+    import sys
+
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open for the child's whole life)
