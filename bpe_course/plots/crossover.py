@@ -46,9 +46,19 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     )
     for (row, col), value in np.ndenumerate(values):
         if np.isfinite(value):
-            ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize=7)
+            dark = abs(np.log(value)) > 0.6 * spread  # white on the darkest cells
+            ax.text(
+                col,
+                row,
+                f"{value:.2f}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if dark else "black",
+            )
     if values.shape[0] > 1 and values.shape[1] > 1 and np.nanmin(values) < 1 < np.nanmax(values):
-        ax.contour(values, levels=[1.0], colors="black", linewidths=1.5)
+        # The ratio-1 line between the cells, not through their numbers.
+        ax.contour(values, levels=[1.0], colors="black", linewidths=1.0, linestyles="--", alpha=0.6)
     ax.set_xticks(range(len(ratio.columns)), [f"{v:,}" for v in ratio.columns], rotation=45)
     ax.set_yticks(range(len(ratio)), list(ratio.index))
     ax.set_xlabel("vocab size")
