@@ -176,10 +176,9 @@ def merges_problem(wanted: list, merges: list) -> str | None:
         return None
     agree = next(i for i, (a, b) in enumerate(zip([*wanted, None], [*merges, None])) if a != b)
     if agree < min(len(wanted), len(merges)):
-        return (
-            f"Merge {agree} (from 0) differs: expected {wanted[agree]!r}, yours {merges[agree]!r} "
-            f"(the {agree} before it agree)."
-        )
+        which = "The first merge" if agree == 0 else f"Merge number {agree + 1}"
+        before = "" if agree == 0 else f" (the {agree} before it agree)"
+        return f"{which} differs: expected {wanted[agree]!r}, yours {merges[agree]!r}{before}."
     return f"Expected {len(wanted)} merges; yours made {len(merges)} (the first {agree} agree)."
 
 

@@ -106,13 +106,17 @@ def nonzero_changes(function, case: tuple) -> Any:
     return result
 
 
+def signed(change: Any) -> str:
+    return f"{change:+d}" if isinstance(change, int) else short(change)
+
+
 def compare_changes(case: Any, expected: dict, actual: Any) -> str | None:
     if not isinstance(actual, dict):
         return f"Expected a dict, {short(expected)}; yours returned {short(actual)}."
     if actual == expected:
         return None
     wrong = [
-        f"{pair}: expected {expected.get(pair, 0):+d}, yours {short(actual.get(pair, 0))}"
+        f"{pair}: expected {signed(expected.get(pair, 0))}, yours {signed(actual.get(pair, 0))}"
         for pair in sorted(set(expected) | set(actual), key=repr)
         if expected.get(pair, 0) != actual.get(pair, 0)
     ]
@@ -233,6 +237,12 @@ def compare_index(case: Any, expected: tuple, actual: tuple) -> str | None:
     return f"The words are right, but {'; '.join(wrong[:3])}."
 
 
+def show_index_result(result: tuple) -> str:
+    corpus, index = result
+    index = {pair: set(ids) for pair, ids in index.items()}
+    return f"words {short(corpus)} and pair_to_words {short(index)}"
+
+
 def show_update_index(case: tuple) -> str:
     corpus, _, pair, new_id = case
     return named(words=corpus, pair=pair, new_id=new_id) + " (pair_to_words built from the words)"
@@ -324,6 +334,11 @@ def compare_pop(case: Any, expected: tuple, actual: tuple) -> str | None:
     if not ordered:
         return "The entries are right, but the list is no longer a heap: push with heapq.heappush."
     return None
+
+
+def show_pop_result(result: tuple) -> str:
+    best, entries, _, _ = result
+    return f"it to return {best}, leaving (count, pair) {entries_text(entries)} in the heap"
 
 
 def show_pop_best(case: tuple) -> str:

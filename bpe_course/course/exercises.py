@@ -75,6 +75,7 @@ EXERCISES: dict[str, Exercise] = {
             show_case=cases.show_update_index,
             outcome=cases.index_outcome,
             compare=cases.compare_index,
+            show_result=cases.show_index_result,
         ),
         Exercise(
             name="pop_best",
@@ -87,6 +88,7 @@ EXERCISES: dict[str, Exercise] = {
             show_case=cases.show_pop_best,
             outcome=cases.pop_best_outcome,
             compare=cases.compare_pop,
+            show_result=cases.show_pop_result,
         ),
         Exercise(
             name="train_bpe",
