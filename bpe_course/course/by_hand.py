@@ -59,9 +59,7 @@ def show_index(
     ``*`` and pairs no longer in the index are listed as gone."""
 
     def holders(ids: set[int]) -> str:
-        return ", ".join(
-            f"{i}:{b''.join(vocab[t] for t in words[i]).decode()}" for i in sorted(ids)
-        )
+        return ", ".join(f"{i}: {spell(words[i], vocab)}" for i in sorted(ids))
 
     lines = []
     for pair in sorted(pair_to_words, key=lambda p: pair_text(p, vocab)):
@@ -77,11 +75,15 @@ def show_index(
 
 
 def show_heap(
-    heap: Iterable[tuple[int, bytes, Pair]], pair_counts: Mapping[Pair, int], vocab: Vocab
+    heap: Iterable[tuple[int, bytes, Pair]],
+    pair_counts: Mapping[Pair, int],
+    vocab: Vocab,
+    top: int | None = None,
 ) -> str:
-    """V5's heap in the order it would pop, each entry marked live or stale (and why)."""
+    """V5's heap in the order it would pop (the first ``top`` entries), each marked live or stale."""
+    entries = sorted(heap)
     lines = []
-    for neg_count, _, pair in sorted(heap):
+    for neg_count, _, pair in entries[:top]:
         live = pair_counts.get(pair, 0)
         if live == -neg_count:
             state = "live"
@@ -90,6 +92,8 @@ def show_heap(
         else:
             state = f"stale: the live count is {live}"
         lines.append(f"{-neg_count:4} {pair_text(pair, vocab):>14}  {state}")
+    if top is not None and len(entries) > top:
+        lines.append(f"     ... and {len(entries) - top} more entries")
     return "\n".join(lines)
 
 
