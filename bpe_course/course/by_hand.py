@@ -2,7 +2,7 @@
 
 The notebooks build the structures with the trainers' own functions and print them with these, so a
 reader can follow one merge by hand and predict the next. Tokens are shown as their text (a space as
-``␣``), pairs as ``(left, right)``, words by the text they spell.
+``␣``), pairs as ``(left, right)``, words as their tokens separated by spaces.
 """
 
 from __future__ import annotations
@@ -101,8 +101,6 @@ def show_count_to_pairs(count_to_pairs: Mapping[int, set[Pair]], vocab: Vocab) -
     """Fast max's sorted map, largest count first: ``9: (s, t) (e, s) (t, ...)``."""
     lines = []
     for count in sorted(count_to_pairs, reverse=True):
-        pairs = in_merge_order(
-            count_to_pairs[count], dict.fromkeys(count_to_pairs[count], 0), vocab
-        )
+        pairs = sorted(count_to_pairs[count], key=lambda p: tie_break_key(p, vocab), reverse=True)
         lines.append(f"{count:4}: " + " ".join(pair_text(p, vocab) for p in pairs))
     return "\n".join(lines)
