@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from bpe_course import BPEInputError, Tokenizer, train_bpe
-from bpe_course.course.capstone import Corpus, compare_training, merges_problem
+from bpe_course.course.cases.train_bpe import Corpus, compare, merges_problem
 from bpe_course.course.exercises import check
 from bpe_course.cs336 import get_tokenizer, run_train_bpe
 
@@ -82,7 +82,7 @@ def test_the_vocabulary_layout_is_free(tmp_path) -> None:
     ids = list(vocab)
     random.Random(1).shuffle(ids)
     relaid = dict(zip(ids, vocab.values()))
-    assert compare_training(case, (vocab, merges), (relaid, merges)) is None
+    assert compare(case, (vocab, merges), (relaid, merges)) is None
 
 
 def test_a_merged_special_token_is_named(tmp_path) -> None:
@@ -91,7 +91,7 @@ def test_a_merged_special_token_is_named(tmp_path) -> None:
     expected = trained(text, 258, [EOT], tmp_path)
     vocab, merges = dict(expected[0]), list(expected[1])
     vocab[257] = b"b<|"  # as if "b" and "<|" had been merged across the special token
-    problem = compare_training(case, expected, (vocab, merges))
+    problem = compare(case, expected, (vocab, merges))
     assert problem.startswith("A special token was merged: your vocabulary holds b'b<|'.")
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course.__main__ import main
-from bpe_course.course import exercise_cases as cases
+from bpe_course.course.cases import chunk_boundaries, pop_best, update_index
 from bpe_course.course.exercises import EXERCISES, check, exercise_file
 from bpe_course.paths import notebooks_dir
 from bpe_course.trainers.common import count_pairs, merge_word, tie_break_key
@@ -385,8 +385,8 @@ def test_pair_count_changes_equal_recounting(word, pair, count) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_update_index_leaves_the_index_of_the_new_words(data) -> None:
-    words, pair_to_words, pair, new_id = data.draw(cases.update_index_cases())
-    cases.update_index_reference(words, pair_to_words, pair, new_id)
+    words, pair_to_words, pair, new_id = data.draw(update_index.cases())
+    update_index.reference(words, pair_to_words, pair, new_id)
     _, rebuilt = build_index(words, [1] * len(words))
     assert {p: ids for p, ids in pair_to_words.items() if ids} == rebuilt
 
@@ -394,21 +394,21 @@ def test_update_index_leaves_the_index_of_the_new_words(data) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_pop_best_finds_the_best_live_pair(data) -> None:
-    heap, pair_counts = data.draw(cases.pop_best_cases())
+    heap, pair_counts = data.draw(pop_best.cases())
     best = max(
         pair_counts,
-        key=lambda p: (pair_counts[p], tie_break_key(p, cases.TINY_VOCAB)),
+        key=lambda p: (pair_counts[p], tie_break_key(p, pop_best.TINY_VOCAB)),
         default=None,
     )
-    assert cases.pop_best_reference(heap, pair_counts) == best
-    assert cases.is_heap(heap)
+    assert pop_best.reference(heap, pair_counts) == best
+    assert pop_best.is_heap(heap)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_chunk_boundaries_cut_just_before_the_token(data) -> None:
-    blob, desired, token = data.draw(cases.chunk_boundaries_cases())
-    cuts = cases.chunk_boundaries_reference(blob, desired, token)
+    blob, desired, token = data.draw(chunk_boundaries.cases())
+    cuts = chunk_boundaries.reference(blob, desired, token)
     assert cuts[0] == 0 and cuts[-1] == len(blob) and len(cuts) <= max(desired, 1) + 1
     assert all(a < b for a, b in zip(cuts[1:-1], cuts[2:-1]))
     assert all(blob.startswith(token, cut) for cut in cuts[1:-1])

@@ -15,98 +15,51 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import ModuleType
 
-from bpe_course.api import train_bpe
-from bpe_course.course import capstone
-from bpe_course.course import exercise_cases as cases
-from bpe_course.course.grader import Exercise, Report, grade
+from bpe_course.course.cases import (
+    call,
+    chunk_boundaries,
+    merge_word,
+    pair_count_changes,
+    pop_best,
+    same_value,
+    train_bpe,
+    update_index,
+)
+from bpe_course.course.grader import grade
+from bpe_course.course.grading import Exercise, Report
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import notebooks_dir
-from bpe_course.trainers.common import merge_word
-from bpe_course.trainers.v2_incremental import pair_count_changes
 
+
+def exercise_of(cases: ModuleType) -> Exercise:
+    """The exercise a module of :mod:`bpe_course.course.cases` describes, named after the module."""
+    return Exercise(
+        name=cases.__name__.rsplit(".", 1)[1],
+        notebook=cases.NOTEBOOK,
+        summary=cases.SUMMARY,
+        solution=cases.SOLUTION,
+        reference=cases.reference,
+        cases=cases.cases,
+        fixed_cases=cases.fixed_cases,
+        show_case=cases.show_case,
+        outcome=getattr(cases, "outcome", call),
+        compare=getattr(cases, "compare", same_value),
+        show_result=getattr(cases, "show_result", None),
+        examples=getattr(cases, "EXAMPLES", 300),
+        call_seconds=getattr(cases, "CALL_SECONDS", 5.0),
+        total_seconds=getattr(cases, "TOTAL_SECONDS", 120.0),
+    )
+
+
+# In the course's order: the first is merge_word.
 EXERCISES: dict[str, Exercise] = {
     exercise.name: exercise
-    for exercise in [
-        Exercise(
-            name="merge_word",
-            notebook="05_v1_naive",
-            summary="merge every occurrence of a pair in one word, left to right (V1)",
-            solution="bpe_course.trainers.common.merge_word",
-            reference=merge_word,
-            cases=cases.merge_word_cases,
-            fixed_cases=cases.merge_word_fixed,
-            show_case=cases.show_merge_word,
-            outcome=cases.call,
-            compare=cases.same_value,
-        ),
-        Exercise(
-            name="pair_count_changes",
-            notebook="06_v2_incremental",
-            summary="how the pair counts change when one word is rewritten (V2)",
-            solution="bpe_course.trainers.v2_incremental.pair_count_changes",
-            reference=pair_count_changes,
-            cases=cases.pair_count_changes_cases,
-            fixed_cases=cases.pair_count_changes_fixed,
-            show_case=cases.show_pair_count_changes,
-            outcome=cases.nonzero_changes,
-            compare=cases.compare_changes,
-        ),
-        Exercise(
-            name="chunk_boundaries",
-            notebook="07_v3_parallel",
-            summary="byte offsets that cut a corpus just before a special token (V3)",
-            solution="bpe_course.pretokenize.find_chunk_boundaries",
-            reference=cases.chunk_boundaries_reference,
-            cases=cases.chunk_boundaries_cases,
-            fixed_cases=cases.chunk_boundaries_fixed,
-            show_case=cases.show_chunk_boundaries,
-            outcome=cases.call,
-            compare=cases.same_value,
-        ),
-        Exercise(
-            name="update_index",
-            notebook="08_v4_inverted_index",
-            summary="rewrite the words holding a pair and keep pair_to_words current (V4)",
-            solution="bpe_course.trainers.v4_inverted_index.rewrite_words",
-            reference=cases.update_index_reference,
-            cases=cases.update_index_cases,
-            fixed_cases=cases.update_index_fixed,
-            show_case=cases.show_update_index,
-            outcome=cases.index_outcome,
-            compare=cases.compare_index,
-            show_result=cases.show_index_result,
-        ),
-        Exercise(
-            name="pop_best",
-            notebook="09_v5_heap",
-            summary="pop the best pair from a lazily updated heap (V5)",
-            solution="bpe_course.trainers.v5_heap.pop_best",
-            reference=cases.pop_best_reference,
-            cases=cases.pop_best_cases,
-            fixed_cases=cases.pop_best_fixed,
-            show_case=cases.show_pop_best,
-            outcome=cases.pop_best_outcome,
-            compare=cases.compare_pop,
-            show_result=cases.show_pop_result,
-        ),
-        Exercise(
-            name="train_bpe",
-            notebook="09_v5_heap",
-            summary="capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens)",
-            solution="bpe_course.train_bpe",
-            reference=train_bpe,
-            cases=capstone.training_cases,
-            fixed_cases=capstone.training_fixed,
-            show_case=capstone.show_training,
-            outcome=capstone.train_outcome,
-            compare=capstone.compare_training,
-            show_result=capstone.show_trained,
-            examples=25,
-            call_seconds=120.0,
-            total_seconds=600.0,
-        ),
-    ]
+    for exercise in map(
+        exercise_of,
+        [merge_word, pair_count_changes, chunk_boundaries, update_index, pop_best, train_bpe],
+    )
 }
 
 

@@ -1,4 +1,5 @@
-"""The capstone: a whole trainer in CS336's shape, graded on the checks CS336's tests make.
+"""The capstone (after notebook 09): a whole trainer in CS336's shape, graded on the checks
+CS336's tests make.
 
 CS336 assignment 1's ``tests/test_train_bpe.py`` trains on a fixed corpus at vocab 500, compares the
 merges exactly and the vocabulary as sets (of ids, and of tokens: the layout is free), and checks
@@ -18,11 +19,19 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from bpe_course.course.grader import short
+from bpe_course.api import train_bpe
+from bpe_course.course.grading import short
 from bpe_course.pretokenize import END_OF_TEXT, count_words_in_text, split_on_special_tokens
 from bpe_course.reference.sennrich import PAPER_EXAMPLE
 from bpe_course.trainers import v5_heap
 
+NOTEBOOK = "09_v5_heap"
+SUMMARY = "capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens)"
+SOLUTION = "bpe_course.train_bpe"
+reference = train_bpe  # the package's own, in the same signature
+EXAMPLES = 25  # each trains twice on a small text: a few seconds in all
+CALL_SECONDS = 120.0  # a naive trainer on the reference corpus takes seconds, not minutes
+TOTAL_SECONDS = 600.0
 REFERENCE_BYTES = 100_000  # about CS336's corpus.en (133 kB): seconds even for a naive trainer
 REFERENCE_SEED = 0
 PIECES = [
@@ -83,11 +92,11 @@ def _training_inputs(draw):
     return Corpus(text), 257 + merges, [END_OF_TEXT]
 
 
-def training_cases():
+def cases():
     return _training_inputs()  # plain: picklable
 
 
-def training_fixed() -> list:
+def fixed_cases() -> list:
     four_words = " ".join(word for word, count in PAPER_EXAMPLE.items() for _ in range(count))
     two_specials = "low<|sep|>er newest<|endoftext|>widest lowest<|sep|>\n" * 4
     corpus = reference_corpus()
@@ -99,12 +108,12 @@ def training_fixed() -> list:
     ]
 
 
-def show_training(case: tuple) -> str:
+def show_case(case: tuple) -> str:
     corpus, vocab_size, special_tokens = case
     return f"text={corpus!r}, vocab_size={vocab_size}, special_tokens={special_tokens!r}"
 
 
-def train_outcome(function, case: tuple) -> Any:
+def outcome(function, case: tuple) -> Any:
     """Write the text to a file and train on it, as CS336's tests do."""
     corpus, vocab_size, special_tokens = case
     with tempfile.TemporaryDirectory() as folder:
@@ -113,7 +122,7 @@ def train_outcome(function, case: tuple) -> Any:
         return function(path, vocab_size, list(special_tokens))
 
 
-def show_trained(result: Any) -> str:
+def show_result(result: Any) -> str:
     try:
         vocab, merges = result
         return f"{len(vocab)} tokens and {len(merges)} merges, beginning {short(merges[:3])}"
@@ -121,7 +130,7 @@ def show_trained(result: Any) -> str:
         return short(result)
 
 
-def compare_training(case: tuple, expected: tuple, actual: Any) -> str | None:
+def compare(case: tuple, expected: tuple, actual: Any) -> str | None:
     problem = shape_problem(actual)
     if problem is not None:
         return problem
