@@ -62,6 +62,27 @@ def test_a_notebook_cell_shows_the_paragraph_and_never_raises() -> None:
     assert repr(report) == str(report) and "not done yet" in repr(report)
 
 
+@pytest.mark.slow
+def test_a_check_cell_run_by_the_course_runner_says_not_done_yet(tmp_path) -> None:
+    # What `make course` does with a check cell while the stub is unfilled: the cell shows the
+    # paragraph and the notebook goes on (the grader's child process starts from a kernel).
+    import nbformat
+
+    from bpe_course.course.runner import run_notebook
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell('from bpe_course.exercises import check\n\ncheck("pop_best")'),
+        nbformat.v4.new_code_cell("print('went on')"),
+    ]
+    path = tmp_path / "97_check.ipynb"
+    nbformat.write(notebook, path)
+    executed = nbformat.read(run_notebook(path, tmp_path / "out", timeout=120), as_version=4)
+    shown = executed.cells[0].outputs[0]["data"]["text/plain"]
+    assert shown.startswith("pop_best: not done yet: ") and "NotImplementedError" in shown
+    assert executed.cells[1].outputs[0]["text"] == "went on\n"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_its_notebook_teaches_it_traces_by_hand_and_has_its_check_cell(name) -> None:
     path = notebooks_dir() / f"{EXERCISES[name].notebook}.ipynb"
