@@ -308,6 +308,15 @@ def test_an_endless_loop_is_stopped_and_leaves_no_process(tmp_path) -> None:
     assert not multiprocessing.active_children()
 
 
+def test_a_file_that_loops_when_imported_is_stopped(tmp_path) -> None:
+    path = student_file(tmp_path, "merge_word", "while True:\n    pass\n")
+    report = check("merge_word", path, timeout=1)
+    assert report.text == (
+        f"merge_word: stopped after 1 s while loading {path}: does the file run an endless loop "
+        "when imported?"
+    )
+
+
 def test_a_syntax_error_is_one_line(tmp_path, capsys) -> None:
     path = student_file(
         tmp_path, "merge_word", "def merge_word(word, pair, new_id):\n    out = [\n"
@@ -357,7 +366,10 @@ def test_what_the_student_printed_is_shown(tmp_path) -> None:
             "def merge_words(word, pair, new_id):\n    return word\n",
             "defines no function merge_word",
         ),
-        ("import os\ndef merge_word(word, pair, new_id):\n    os._exit(3)\n", "(exit status 3)"),
+        (
+            "import os\ndef merge_word(word, pair, new_id):\n    os._exit(3)\n",
+            "the grading process ended (exit status 3) while your function worked on word=",
+        ),
         (
             "import sys\ndef merge_word(word, pair, new_id):\n    sys.exit(3)\n",
             "raised SystemExit: 3",

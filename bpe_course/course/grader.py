@@ -70,23 +70,24 @@ def file_problem(name: str, path: Path, shown: str) -> str | None:
 def watch(child, inbox, exercise: Exercise, call_seconds: float) -> Report:
     """Wait for the child's report; stop it when one call or the whole grading takes too long."""
     started = time.monotonic()
-    stage, since, calls = None, started, 0  # stage: what the child is doing, as the report says it
+    # What the child is doing: (None, None) starting, ("loading", file) or ("call", input).
+    doing, since, calls = (None, None), started, 0
     while True:
-        allowed = STARTUP_SECONDS if stage is None else call_seconds
+        allowed = STARTUP_SECONDS if doing[0] is None else call_seconds
         deadline = min(since + allowed, started + exercise.total_seconds)
         wait = deadline - time.monotonic()
         if wait <= 0:
-            return timeout_report(exercise, stage, calls, call_seconds, time.monotonic() - started)
+            return timeout_report(exercise, doing, calls, call_seconds, time.monotonic() - started)
         if not inbox.poll(wait):
             continue
         try:
             kind, payload = inbox.recv()
         except (EOFError, OSError):
             child.join(5)
-            return died_report(exercise, stage, child.exitcode)
+            return died_report(exercise, doing, child.exitcode)
         if kind == "done":
             return payload
-        stage, since = payload, time.monotonic()
+        doing, since = (kind, payload), time.monotonic()
         calls += kind == "call"
 
 
@@ -101,32 +102,37 @@ def stop(child) -> None:
 
 
 def timeout_report(
-    exercise: Exercise, stage: str | None, calls: int, call_seconds: float, elapsed: float
+    exercise: Exercise, doing: tuple, calls: int, call_seconds: float, elapsed: float
 ) -> Report:
-    name = exercise.name
-    if stage is None:
-        text = f"{name}: the grader did not start within {STARTUP_SECONDS:g} s (is the machine very busy?)."
+    name, (kind, what) = exercise.name, doing
+    if kind is None:
+        text = f"the grader did not start within {STARTUP_SECONDS:g} s (is the machine very busy?)."
     elif elapsed >= exercise.total_seconds:
         text = (
-            f"{name}: stopped after {exercise.total_seconds:g} s, {calls} inputs in: your function "
-            f"is too slow to finish the grading (the last input was {stage})."
+            f"stopped after {exercise.total_seconds:g} s and {calls} inputs: your function is too "
+            f"slow to finish the grading (the last input was {what})."
         )
-    elif stage.startswith("loading"):
-        text = f"{name}: stopped after {call_seconds:g} s while {stage}: does the file run an endless loop when imported?"
+    elif kind == "loading":
+        text = (
+            f"stopped after {call_seconds:g} s while loading {what}: does the file run an endless "
+            "loop when imported?"
+        )
     else:
         text = (
-            f"{name}: stopped after {call_seconds:g} s without an answer on {stage}. An endless "
-            "loop? Check that every pass of your loop moves forward (or allow more time with "
-            "--timeout)."
+            f"stopped after {call_seconds:g} s without an answer on {what}. An endless loop? Check "
+            "that every pass of your loop moves forward (or allow more time with --timeout)."
         )
-    return Report(name, "failed", text)
+    return Report(name, "failed", f"{name}: {text}")
 
 
-def died_report(exercise: Exercise, stage: str | None, exitcode: int | None) -> Report:
-    doing = "starting" if stage is None else stage
+def died_report(exercise: Exercise, doing: tuple, exitcode: int | None) -> Report:
+    kind, what = doing
+    where = {None: "while starting", "loading": f"while loading {what}"}.get(
+        kind, f"while your function worked on {what}"
+    )
     return Report(
         exercise.name,
         "failed",
-        f"{exercise.name}: the grading process ended (exit status {exitcode}) while {doing}. "
-        "Does your code call exit(), or run out of memory?",
+        f"{exercise.name}: the grading process ended (exit status {exitcode}) {where}. Does your "
+        "code call os._exit(), or run out of memory?",
     )

@@ -158,7 +158,7 @@ class Grading:
         name = self.exercise.name
         if self.path is None:
             return self.exercise.reference
-        self.outbox.send(("loading", f"loading {self.shown}"))
+        self.outbox.send(("loading", self.shown))
         # Importable by its own name from its own folder: its helper modules import, and a process
         # pool it starts (spawn pickles functions by module name) finds its worker functions.
         sys.path.insert(0, os.path.dirname(self.student_file))
