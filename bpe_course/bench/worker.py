@@ -21,6 +21,13 @@ def peak_rss_mb() -> float:
     """This process's peak resident memory in MB (NaN where the system will not say)."""
     if sys.platform == "win32":
         return _windows_peak_working_set() / 1e6
+    if sys.platform == "linux":
+        # Not ru_maxrss: Linux carries it across exec, so a process started from a large one
+        # (a notebook kernel, a test runner) reports its parent's peak. VmHWM starts afresh.
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024 / 1e6
     import resource  # Unix only
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

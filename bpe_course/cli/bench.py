@@ -9,7 +9,7 @@ from bpe_course.errors import BPEInputError
 
 def add_bench_commands(commands) -> None:
     from bpe_course.bench.harness import GRIDS
-    from bpe_course.trainers import VERSIONS
+    from bpe_course.trainers import ALL_TRAINERS
 
     bench = commands.add_parser(
         "bench",
@@ -25,7 +25,9 @@ def add_bench_commands(commands) -> None:
     which = bench.add_mutually_exclusive_group()
     which.add_argument("--quick", action="store_true", help="the quick grid (the default)")
     which.add_argument("--grid", choices=list(GRIDS), help="a named grid")
-    bench.add_argument("--versions", nargs="+", choices=VERSIONS, help="override the versions")
+    bench.add_argument(
+        "--versions", nargs="+", choices=list(ALL_TRAINERS), help="override the versions"
+    )
     bench.add_argument("--sizes", nargs="+", metavar="SIZE", help="override the corpus sizes")
     bench.add_argument(
         "--vocab-sizes", nargs="+", type=int, metavar="N", help="override the vocab sizes"
@@ -33,7 +35,9 @@ def add_bench_commands(commands) -> None:
     bench.add_argument("--repeats", type=int, help="override the repeats")
     bench.add_argument("--timeout", type=float, help="seconds allowed per run")
     bench.add_argument(
-        "--corpus", choices=["tinystories", "generated"], help="default: BPE_COURSE_CORPUS"
+        "--corpus",
+        choices=["tinystories", "stories", "wide"],
+        help="default: BPE_COURSE_CORPUS, else TinyStories if downloaded, else stories",
     )
     bench.add_argument("--workers", type=int, default=2, help="pretokenization processes (V3+)")
     bench.add_argument(
@@ -63,7 +67,11 @@ def add_bench_commands(commands) -> None:
     )
     trace.add_argument("--vocab-size", type=int, default=5000, help="default: 5000")
     trace.add_argument(
-        "--versions", nargs="+", choices=VERSIONS, default=["v4", "v5"], help="default: v4 v5"
+        "--versions",
+        nargs="+",
+        choices=list(ALL_TRAINERS),
+        default=["v4", "v5"],
+        help="default: v4 v5",
     )
     trace.add_argument(
         "--csv", default=None, metavar="PATH", help="default: build/bench/trace-CORPUS-VOCAB.csv"
