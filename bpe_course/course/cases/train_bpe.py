@@ -65,13 +65,15 @@ class Corpus:
 
 
 def reference_corpus() -> Corpus:
-    from bpe_course.corpora.storygen import generate_stories
+    """The first whole stories of the course's generated corpus (seed 0), up to REFERENCE_BYTES."""
+    from bpe_course.corpora.generate import write_generated
 
-    label = (
-        f"the reference corpus (generate_stories({REFERENCE_BYTES:_}, seed={REFERENCE_SEED}): "
-        "the course's generated stories)"
-    )
-    return Corpus(generate_stories(REFERENCE_BYTES, REFERENCE_SEED), label)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "reference.txt"
+        write_generated(path, REFERENCE_BYTES, "stories", REFERENCE_SEED)
+        text = path.read_text(encoding="utf-8")
+    label = f"the reference corpus ({REFERENCE_BYTES:_} bytes of the course's stories, seed {REFERENCE_SEED})"
+    return Corpus(text, label)
 
 
 def merges_possible(text: str, special_tokens: list[str]) -> int:
