@@ -70,10 +70,11 @@ def file_problem(name: str, path: Path, shown: str) -> str | None:
 def watch(child, inbox, exercise: Exercise, call_seconds: float) -> Report:
     """Wait for the child's report; stop it when one call or the whole grading takes too long."""
     started = time.monotonic()
-    # What the child is doing: (None, None) starting, ("loading", file) or ("call", input).
+    # What the child is doing: (None, None) starting, ("loading", file), ("call", input) running
+    # the student's code, timed by call_seconds; or ("busy", None), its own work.
     doing, since, calls = (None, None), started, 0
     while True:
-        allowed = STARTUP_SECONDS if doing[0] is None else call_seconds
+        allowed = call_seconds if doing[0] in ("loading", "call") else STARTUP_SECONDS
         deadline = min(since + allowed, started + exercise.total_seconds)
         wait = deadline - time.monotonic()
         if wait <= 0:
@@ -107,10 +108,14 @@ def timeout_report(
     name, (kind, what) = exercise.name, doing
     if kind is None:
         text = f"the grader did not start within {STARTUP_SECONDS:g} s (is the machine very busy?)."
+    elif kind == "busy":
+        text = (
+            f"the grader itself took more than {STARTUP_SECONDS:g} s (is the machine very busy?)."
+        )
     elif elapsed >= exercise.total_seconds:
         text = (
             f"stopped after {exercise.total_seconds:g} s and {calls} inputs: your function is too "
-            f"slow to finish the grading (the last input was {what})."
+            "slow to finish the grading."
         )
     elif kind == "loading":
         text = (
@@ -127,9 +132,11 @@ def timeout_report(
 
 def died_report(exercise: Exercise, doing: tuple, exitcode: int | None) -> Report:
     kind, what = doing
-    where = {None: "while starting", "loading": f"while loading {what}"}.get(
-        kind, f"while your function worked on {what}"
-    )
+    where = {
+        None: "while starting",
+        "busy": "between two calls of your function",
+        "loading": f"while loading {what}",
+    }.get(kind, f"while your function worked on {what}")
     return Report(
         exercise.name,
         "failed",

@@ -128,6 +128,7 @@ class Grading:
         if isinstance(loaded, Report):
             return loaded
         self.student = loaded
+        self.outbox.send(("busy", None))  # the grader's own work from here: no call timed
         fixed = self.exercise.fixed_cases()
         if self.not_done(fixed[0]):
             return self.report(
@@ -185,6 +186,8 @@ class Grading:
             return True
         except BaseException:  # any other error is found again, and shrunk, by the search
             return False
+        finally:
+            self.outbox.send(("busy", None))
         return False
 
     def attempt(self, case: Any) -> Failure | None:
@@ -198,6 +201,8 @@ class Grading:
                 actual = exercise.outcome(self.student, case)
         except BaseException as err:  # SystemExit and all: the student's, reported as such
             return Failure(case, expected, error=self.explain(err), printed=printed.getvalue())
+        finally:
+            self.outbox.send(("busy", None))  # the reference and hypothesis: not the student's time
         try:
             difference = exercise.compare(case, expected, actual)
         except Exception as err:
