@@ -129,11 +129,11 @@ def find_chunk_boundaries(path: Path, desired_chunks: int, split_token: bytes | 
     size = path.stat().st_size
     if split_token is None or desired_chunks <= 1 or size == 0:
         return [0, size]
-    step = size / desired_chunks
     boundaries = [0]
     with open(path, "rb") as f:
         for i in range(1, desired_chunks):
-            guess = max(int(i * step), boundaries[-1])
+            # Integer arithmetic: a float product such as i * (size / n) can round down one byte.
+            guess = max(i * size // desired_chunks, boundaries[-1])
             found = _next_occurrence(f, guess, split_token)
             if found is None or found >= size:
                 break

@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from bpe_course.cli.bench import add_bench_commands
+    from bpe_course.cli.check import add_check_command
     from bpe_course.cli.course import add_course_command
     from bpe_course.cli.data import add_data_commands
     from bpe_course.cli.train import add_train_command
@@ -45,4 +46,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_commands(commands)
     add_bench_commands(commands)
     add_course_command(commands)
+    add_check_command(commands)
     return parser
