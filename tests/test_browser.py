@@ -197,7 +197,7 @@ def test_crossover_explorer_displays_and_redraws(jupyter_lab) -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            page.goto(f"{base}/lab/tree/10_crossover.ipynb?reset&token={token}")
+            page.goto(f"{base}/lab/tree/11_crossover.ipynb?reset&token={token}")
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
             wait_for_kernel(page)
             page.get_by_role("menuitem", name="Run", exact=True).click()

@@ -1,4 +1,4 @@
-"""The traced examples of notebooks 05-09: the trainers' stages, run one at a time on the four
+"""The traced examples of notebooks 05-10: the trainers' stages, run one at a time on the four
 words, do what the merge loops do, and the printouts show what the notebooks say they show."""
 
 from __future__ import annotations

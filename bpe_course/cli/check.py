@@ -13,7 +13,7 @@ def add_check_command(commands) -> None:
     check = commands.add_parser(
         "check",
         help="grade an exercise you wrote against the course's own solution",
-        description="Grade an exercise of notebooks 05-09 (default file: "
+        description="Grade an exercise of notebooks 05-10 (default file: "
         "notebooks/exercises/NAME.py). Exit status 0 when it passes, else 1.",
     )
     check.add_argument("name", nargs="?", metavar="NAME", help="the exercise (see --list)")

@@ -1,6 +1,6 @@
 """The exercises: each trainer's one idea, written by the student and graded against the package.
 
-Each notebook from 05 to 09 asks for one function; its stub is ``notebooks/exercises/NAME.py``
+Each notebook from 05 to 10 asks for one function; its stub is ``notebooks/exercises/NAME.py``
 (raising ``NotImplementedError`` until written). ``check("NAME")`` in a notebook, or
 ``bpe-course check NAME`` on the command line, grades it (see :mod:`bpe_course.course.grader`):
 

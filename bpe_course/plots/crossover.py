@@ -133,9 +133,12 @@ def describe_crossover(result: dict, slow: str, fast: str) -> str:
     if result["faster_from"] is not None and not result["slower"] and not result["overlap"]:
         return f"{f} is clearly faster than {s} at every vocab size measured"
     if result["faster_from"] is not None:
+        slower = ", ".join(f"{v:,}" for v in result["slower"])
         return (
-            f"{f} is clearly faster from vocab {result['faster_from']:,}; below it the repeats "
-            "overlap, so no crossover is resolved"
+            f"{f} is clearly faster from vocab {result['faster_from']:,}"
+            + (f", clearly slower at {slower}; the repeats overlap in between" if slower else "")
+            + ("" if slower else "; below it the repeats overlap")
+            + ", so no crossover is resolved"
         )
     if result["slower"] and not result["faster"]:
         return f"{f} is never clearly faster than {s} here"
@@ -147,10 +150,12 @@ def plot_crossover(
     metric: str = "merge_s",
     versions: tuple[str, ...] = ("v4", "v5"),
     metrics: tuple[str, ...] | None = None,
+    log: bool = False,
 ):
     """Time against vocab size: one panel per corpus size (and per metric, one row each, when
     ``metrics`` is given): the median of the repeats as a line, their min-max as a band. With
     two versions, a crossover is marked only where the repeats say so (:func:`clear_crossover`).
+    ``log``: time on a log scale (versions that differ by orders of magnitude).
     """
     import matplotlib.pyplot as plt
 
@@ -158,8 +163,9 @@ def plot_crossover(
     ok = table[(table["status"] == "ok") & table["version"].isin(versions)]
     sizes = sorted(ok["size_bytes"].unique())
     columns = max(1, len(sizes))
+    width = max(5.0, 3.3 * columns)
     fig, axes = plt.subplots(
-        len(metrics), columns, figsize=(3.3 * columns, 2.9 * len(metrics)), squeeze=False
+        len(metrics), columns, figsize=(width, 2.9 * len(metrics)), squeeze=False
     )
     for row, name in enumerate(metrics):
         ranges = repeat_ranges(ok, name)
@@ -198,17 +204,21 @@ def plot_crossover(
                 f"{part['size'].iloc[0] if len(part) else ''}, {METRIC_NAMES.get(name, name)}",
                 fontsize=8,
             )
-            ax.set_ylim(bottom=0)
+            if log:
+                ax.set_yscale("log")
+            else:
+                ax.set_ylim(bottom=0)
             ax.tick_params(labelsize=7)
             if row == len(metrics) - 1:
                 ax.set_xlabel("vocab size", fontsize=8)
         axes[row][0].set_ylabel("seconds", fontsize=8)
-    if sizes:
+    names = " vs ".join(version_label(v) for v in versions) if len(versions) <= 2 else "Versions"
+    fig.suptitle(f"{names}: median of repeats, band = min to max\n{describe(table)}", fontsize=9)
+    if sizes and len(versions) <= 2:
         axes[0][0].legend(fontsize=7)
-    fig.suptitle(
-        f"{' vs '.join(version_label(v) for v in versions)}: median of repeats, band = min to max"
-        f"\n{describe(table)}",
-        fontsize=9,
-    )
-    fig.tight_layout()
+        fig.tight_layout()
+    elif sizes:  # many versions: the legend goes beside the panels, not over the data
+        fig.tight_layout(rect=(0, 0, 0.78, 1))
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(0.79, 0.5), fontsize=7)
     return fig

@@ -25,7 +25,7 @@ from bpe_course.pretokenize import END_OF_TEXT, count_words_in_text, split_on_sp
 from bpe_course.reference.sennrich import PAPER_EXAMPLE
 from bpe_course.trainers import v5_heap
 
-NOTEBOOK = "09_v5_heap"
+NOTEBOOK = "10_fast_max"
 SUMMARY = "capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens)"
 SOLUTION = "bpe_course.train_bpe"
 reference = train_bpe  # the package's own, in the same signature
