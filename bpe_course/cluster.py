@@ -180,7 +180,10 @@ def map_reduce(
     from distributed import KilledWorker, as_completed
 
     tokens = tuple(special_tokens)
-    submitted = [client.submit(count_range, byte_range, tokens) for byte_range in ranges]
+    # pure=False: keys unique to this run, so a file changed since an earlier run is read again
+    submitted = [
+        client.submit(count_range, byte_range, tokens, pure=False) for byte_range in ranges
+    ]
     bar = _bar(progress, total=2 * len(submitted) - 1)
     finished = as_completed(submitted)  # yields futures, never their results: nothing gathered
     unpaired: Future | None = None
@@ -195,7 +198,7 @@ def map_reduce(
             if unpaired is None:
                 unpaired = future
                 continue
-            total = client.submit(add_counts, unpaired, future, priority=1)
+            total = client.submit(add_counts, unpaired, future, priority=1, pure=False)
             submitted.append(total)
             finished.add(total)
             unpaired = None

@@ -96,7 +96,9 @@ def test_a_worker_killed_mid_run_costs_a_retry_not_the_result(client, shards, lo
     assert pid in before
     # The lost partial was computed again: it reached memory twice.
     story = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.story(key))
-    assert sum(1 for event in story if event[0] == key and event[2] == "memory") >= 2
+    assert (
+        sum(1 for event in story if event[0] == key and event[1:3] == ("processing", "memory")) >= 2
+    )
     client.wait_for_workers(WORKERS, timeout=120)  # the nanny starts a new worker process
     assert pid not in set(client.run(os.getpid).values())
 
@@ -156,3 +158,18 @@ def test_workers_cannot_resize_a_running_cluster(client, shards, capsys) -> None
     )
     assert code == 2
     assert "workers sets the size of a local cluster" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_overhead_benchmark_runs_both_paths_and_checks_their_merges(tmp_path, monkeypatch):
+    from bpe_course.bench.cluster import costs_from, run_overhead
+
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
+    table = run_overhead(["300KB"], workers=2, vocab_size=400, progress=False)
+    assert sorted(table["path"]) == ["dask", "pool"]
+    assert table["merges_sha"].nunique() == 1 and table["words"].nunique() == 1
+    dask = table[table["path"] == "dask"].iloc[0]
+    for column in ("scheduler_peak_mb", "worker_peak_mb", "client_peak_mb", "task_ms", "add_s"):
+        assert dask[column] > 0, column
+    costs = costs_from(table)
+    assert costs.core_mb_s > 0 and costs.words == dask["words"]
