@@ -29,3 +29,18 @@ def test_dask_missing_is_one_line_saying_what_to_install(corpus, monkeypatch, ca
     assert main(["train", str(corpus), "--vocab-size", "300", "--scheduler", "local"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'bpe_course[cluster]'" in err
+
+
+def test_the_core_never_imports_dask(corpus) -> None:
+    # A fresh interpreter: training without a scheduler must not load Dask, even where installed.
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "import bpe_course, bpe_course.cluster, bpe_course.cli\n"
+        f"bpe_course.train_bpe({str(corpus)!r}, 300, ['<|endoftext|>'])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'))\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
