@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
-from bpe_course.pretokenize import count_words
 from bpe_course.trainers import get_trainer
 from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check_training_arguments
 
@@ -47,7 +46,7 @@ def train_bpe(
 
     start = time.perf_counter()
     bar = _progress_bar(progress, total=path.stat().st_size, desc="pretokenize", unit="B")
-    word_counts = count_words(
+    word_counts = trainer.count_words(
         path,
         special_tokens,
         workers=workers if trainer.parallel else 1,

@@ -164,6 +164,11 @@ def _next_occurrence(f, start: int, token: bytes) -> int | None:
 
 def count_chunk(path: str, start: int, end: int, special_tokens: Sequence[str]) -> Counter[str]:
     """Count the pretokens of one byte range of a file (a worker: module level, so spawn works)."""
+    return _count_strings(read_text(path, start, end), special_tokens)
+
+
+def read_text(path: str, start: int, end: int) -> str:
+    """Bytes ``start:end`` of a file as text, or a clear error naming the first invalid byte."""
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
@@ -175,7 +180,7 @@ def count_chunk(path: str, start: int, end: int, special_tokens: Sequence[str]) 
             f"{path} is not valid UTF-8: byte 0x{data[err.start]:02x} at byte offset {offset} "
             f"({err.reason}). Re-encode the file as UTF-8 (for example with iconv) and try again."
         ) from None
-    return _count_strings(text, special_tokens)
+    return text
 
 
 def _count_chunk_star(args: tuple[str, int, int, Sequence[str]]) -> tuple[int, Counter[str]]:

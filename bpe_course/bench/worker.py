@@ -13,7 +13,6 @@ import sys
 import time
 import warnings
 
-from bpe_course.pretokenize import count_words
 from bpe_course.trainers import get_trainer
 
 
@@ -59,7 +58,7 @@ def _windows_peak_working_set() -> float:
 def run(spec: dict) -> dict:
     trainer = get_trainer(spec["version"])
     start = time.perf_counter()
-    word_counts = count_words(
+    word_counts = trainer.count_words(
         spec["corpus"], spec["special_tokens"], workers=spec["workers"] if trainer.parallel else 1
     )
     pretokenized = time.perf_counter()

@@ -6,11 +6,14 @@ Every trainer is a pretokenizer (serial, or parallel from V3 on) followed by a m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+from bpe_course import pretokenize
 from bpe_course.errors import BPEInputError
 from bpe_course.trainers import (
+    fast,
     fast_max,
     v1_naive,
     v2_incremental,
@@ -32,6 +35,11 @@ class Trainer:
     def merge_loop(self) -> MergeLoop:
         return self.module.merge_loop
 
+    @property
+    def count_words(self) -> Callable[..., dict[bytes, int]]:
+        """Its pretokenizer: the pattern on every chunk, unless the module brings its own."""
+        return getattr(self.module, "count_words", pretokenize.count_words)
+
 
 TRAINERS: dict[str, Trainer] = {
     t.name: t
@@ -42,6 +50,7 @@ TRAINERS: dict[str, Trainer] = {
         Trainer("v4", "V4 inverted index", v4_inverted_index, parallel=True),
         Trainer("v5", "V5 heap", v5_heap, parallel=True),
         Trainer("fastmax", "V4 + SortedDict (fast max)", fast_max, parallel=True),
+        Trainer("fast", "Fast (sites, pieces)", fast, parallel=True),
     ]
 }
 
