@@ -5,7 +5,10 @@ memory and garbage never leak into the next. Rows are appended to the CSV as the
 that is interrupted resumes where it stopped (finished cells are not rerun unless asked). A run
 over the time limit is recorded as ``timeout`` and the larger cells of that version are skipped.
 Once per corpus and vocab size, every version's merges must equal the others' (a fast wrong
-trainer is not a result): a mismatch stops the sweep.
+trainer is not a result): a mismatch stops the sweep. Versions from outside the course (Hugging
+Face ``hf``, ``rustbpe``, a reader's ``module:function``) are compared with the course's merges
+instead: the row says how many first merges agree, how many merges both share, and where they
+first differ.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ GRIDS = {
     "quick": Grid(("v4", "v5"), ("200KB", "500KB"), (300, 500, 1000, 1500), 1, 120),
     "crossover": Grid(("v4", "v5"), ("1MB", "5MB", "10MB", "21.5MB"), CROSSOVER_VOCABS, 3, 600),
     "versions": Grid(("v1", "v2", "v3", "v4", "v5", "fastmax"), ("1MB",), (1000, 5000), 1, 900),
+    "beyond": Grid(("v5", "fast", "hf", "rustbpe"), ("21.5MB",), (5000, 10000), 3, 900),
 }
 
 
@@ -93,6 +97,7 @@ def run_grid(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Run ``grid``; return every row (old and new) as a DataFrame, appending new ones to ``csv_path``."""
+    check_versions(grid.versions)
     source = corpus_source(corpus)
     done = (
         pd.read_csv(csv_path)
@@ -112,7 +117,7 @@ def run_grid(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(cells), desc="benchmark", unit="run")
-    rows, timed_out, shas = [], set(), {}
+    rows, timed_out, shas, references = [], set(), {}, {}
     for size, vocab, version, repeat in cells:
         size_bytes = parse_size(size)
         key = (source, size_bytes, vocab, version, repeat)
@@ -124,6 +129,10 @@ def run_grid(
         result = run_cell(path, version, vocab, workers, grid.timeout_s)
         if result["status"] == "timeout":
             timed_out.add(version)  # larger cells of this version would time out too
+        elif "merges_hex" in result:  # from outside the course: compared, never a mismatch
+            if (path, vocab) not in references:
+                references[path, vocab] = course_merges(path, vocab)
+            result.update(compare_outside(result.pop("merges_hex"), references[path, vocab]))
         else:
             seen = shas.setdefault((size_bytes, vocab), (version, result["merges_sha"]))
             if seen[1] != result["merges_sha"]:
@@ -150,6 +159,53 @@ def run_grid(
     if bar is not None:
         bar.close()
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done
+
+
+def check_versions(versions: tuple[str, ...]) -> None:
+    """Every version is the course's, an installed library, or an importable ``module:function``."""
+    from bpe_course.bench import libraries
+    from bpe_course.trainers import TRAINERS
+
+    for version in versions:
+        if version in TRAINERS:
+            continue
+        if version in libraries.LIBRARIES:
+            if not libraries.library_available(version):
+                raise BPEInputError(
+                    f"{libraries.LIBRARIES[version]} is not installed; pip install -e '.[bench]'"
+                )
+        elif ":" in version:
+            libraries.load_trainer(version)
+        else:
+            known = ", ".join([*TRAINERS, *libraries.LIBRARIES])
+            raise BPEInputError(
+                f"unknown version {version!r}; choose one of: {known}, or module:function"
+            )
+
+
+def course_merges(path: Path, vocab_size: int) -> list[tuple[bytes, bytes]]:
+    """The course's merges for one cell (every course version learns these), for comparisons."""
+    import warnings
+
+    from bpe_course.api import train_bpe
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return train_bpe(path, vocab_size, [EOT], version="fast", workers=1)[1]
+
+
+def compare_outside(merges_hex: list, ours: list[tuple[bytes, bytes]]) -> dict:
+    """Columns saying how merges from outside the course compare with the course's."""
+    from bpe_course.bench.libraries import merge_agreement
+
+    theirs = [(bytes.fromhex(left), bytes.fromhex(right)) for left, right in merges_hex]
+    agreement = merge_agreement(ours, theirs)
+    return {
+        "merges_equal": agreement.equal,
+        "same_prefix": agreement.same_prefix,
+        "same_set": agreement.same_set,
+        "first_difference": agreement.first_difference,
+    }
 
 
 def summarize(table: pd.DataFrame) -> pd.DataFrame:
