@@ -152,13 +152,24 @@ def run_grid(
         }
         rows.append(row)
         if csv_path is not None:
-            csv_path.parent.mkdir(parents=True, exist_ok=True)
-            pd.DataFrame([row]).to_csv(
-                csv_path, mode="a", header=not csv_path.exists(), index=False
-            )
+            append_row(csv_path, row)
     if bar is not None:
         bar.close()
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done
+
+
+def append_row(csv_path: Path, row: dict) -> None:
+    """Append one row; when it brings columns the file lacks (a library's comparison columns),
+    rewrite the file with all of them, so every line has the header's fields."""
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    new = pd.DataFrame([row])
+    if csv_path.exists():
+        header = pd.read_csv(csv_path, nrows=0).columns
+        if set(new.columns) - set(header):
+            pd.concat([pd.read_csv(csv_path), new]).to_csv(csv_path, index=False)
+            return
+        new = new.reindex(columns=header)
+    new.to_csv(csv_path, mode="a", header=not csv_path.exists(), index=False)
 
 
 def check_versions(versions: tuple[str, ...]) -> None:
