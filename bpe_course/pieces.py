@@ -54,109 +54,160 @@ CHUNK_BYTES = 4_000_000
 _SCAN_BLOCK = 1 << 16
 _CUT = re.compile(rb"[0-9A-Za-z] ")  # ASCII: never part of a multi-byte UTF-8 character
 _WHITESPACE = regex.compile(r"\s")  # the pattern's own idea of whitespace (not str.isspace)
+# Pieces this simple are split without the pattern: ASCII marks, then ASCII letters (or digits),
+# a contraction, ASCII marks; e.g. '"Thank', "Ben's", 'ball?"'. What the pattern makes of them:
+# " " + marks, then the letters alone (or " " + letters when no mark leads), the contraction, marks.
+_MARKS = rb"[!-/:-@\[-`{-~]*"
+_SIMPLE = re.compile(
+    rb"(" + _MARKS + rb")([A-Za-z]+|[0-9]+)('(?:[sdmt]|ll|ve|re))?(" + _MARKS + rb")"
+)
 
 
 class PieceCounter:
     """Pretoken counts of many texts, kept as space-delimited pieces until :meth:`pretokens`.
 
-    The pretokens are ``sum(count * pattern(" " + piece))`` over ``pieces`` plus ``direct`` (the
-    first piece of each text, which has no space before it, and the glued segments).
+    Texts come in as UTF-8 bytes: splitting at the byte 0x20 is splitting at the space (it never
+    occurs inside a multi-byte character) and skips decoding all but the distinct pieces. The
+    pretokens are ``sum(count * pattern(" " + piece))`` over ``pieces`` plus ``direct`` (the first
+    piece of each text, which has no space before it, and the glued segments).
     """
 
     def __init__(self, special_tokens: Sequence[str] = ()) -> None:
         if any(" " in token for token in special_tokens):
             raise ValueError("a special token holds a space: count with the plain pattern")
-        self.special_tokens = tuple(special_tokens)
+        self.special_bytes = tuple(token.encode("utf-8") for token in special_tokens)
         self.special = special_token_regex(special_tokens)
-        self.pieces: Counter[str] = Counter()
+        # special tokens that could hide inside a simple piece: those pieces take the pattern
+        self.guard = tuple(t for t in self.special_bytes if all(0x21 <= c < 0x7F for c in t))
+        self.pieces: Counter[bytes] = Counter()
         self.direct: Counter[str] = Counter()
-        self._space: dict[str, bool] = {}
+        self._space: dict[bytes, bool] = {}
 
-    def add(self, text: str) -> None:
-        """Count the pieces of one text (all of it: a text is never cut inside)."""
-        counts = Counter(text.split(" "))
-        space = text.find(" ")
-        first = text if space < 0 else text[:space]
+    def add(self, data: bytes) -> None:
+        """Count the pieces of one UTF-8 text (all of it: a text is never cut inside)."""
+        counts = Counter(data.split(b" "))
+        space = data.find(b" ")
+        first = data if space < 0 else data[:space]
         counts[first] -= 1  # counted below without the space that the others have
         first_done = False
-        invalid = self._unsafe_spaces(text, counts)
+        invalid = self._unsafe_spaces(data, counts)
         k = 0
         while k < len(invalid):
-            start = text.rfind(" ", 0, invalid[k])  # the cut before the piece left of the space
-            end = text.find(" ", invalid[k] + 1)
+            start = data.rfind(b" ", 0, invalid[k])  # the cut before the piece left of the space
+            end = data.find(b" ", invalid[k] + 1)
             while k + 1 < len(invalid) and invalid[k + 1] == end:  # glued on: extend
                 k += 1
-                end = text.find(" ", end + 1)
+                end = data.find(b" ", end + 1)
             k += 1
-            end = len(text) if end < 0 else end
-            glued = text[start + 1 : end].split(" ")
+            end = len(data) if end < 0 else end
+            glued = data[start + 1 : end].split(b" ")
             if start < 0:
                 first_done = True
                 glued = glued[1:]  # the first piece was taken off already
             for piece in glued:
                 counts[piece] -= 1
-            self._add_segment(text[max(start, 0) : end])
+            self._add_segment(data[max(start, 0) : end])
         if not first_done:
             self._add_segment(first)
         self.pieces.update(counts)
 
-    def _add_segment(self, segment: str) -> None:
-        parts = [segment] if self.special is None else self.special.split(segment)[::2]
+    def _add_segment(self, segment: bytes) -> None:
+        text = segment.decode("utf-8")
+        parts = [text] if self.special is None else self.special.split(text)[::2]
         for part in parts:
             self.direct.update(GPT2_REGEX.findall(part))
 
-    def _is_space(self, char: str) -> bool:
+    def _is_space(self, char: bytes) -> bool:
         known = self._space.get(char)
         if known is None:
-            known = self._space[char] = _WHITESPACE.match(char) is not None
+            decoded = char.decode("utf-8", errors="replace")
+            known = self._space[char] = _WHITESPACE.fullmatch(decoded) is not None
         return known
 
-    def _unsafe_spaces(self, text: str, counts: Counter[str]) -> list[int]:
+    def _unsafe_spaces(self, data: bytes, counts: Counter[bytes]) -> list[int]:
         """Indexes of the spaces that may not be cuts: whitespace (or the start) before them, and
         whitespace, the end or a special token after them. A superset is safe; a miss is not."""
         is_space = self._is_space
-        before = {piece[-1] for piece in counts if piece and is_space(piece[-1])}
-        if "" in counts:  # an empty piece: a space before a space, or at an edge
-            before.add(" ")
+        tails = {piece[-1] for piece in counts if piece}  # last bytes: a few dozen at most
+        before = {bytes((t,)) for t in tails if t < 0x80 and is_space(bytes((t,)))}
+        if any(t >= 0x80 for t in tails):  # some piece ends in a multi-byte character
+            ends = {_last_char(piece) for piece in counts if piece and piece[-1] >= 0x80}
+            before.update(char for char in ends if is_space(char))
+        if b"" in counts:  # an empty piece: a space before a space, or at an edge
+            before.add(b" ")
         if not before:
             return []
-        specials = self.special_tokens
-        n = len(text)
+        specials = self.special_bytes
+        n = len(data)
 
         def unsafe_after(i: int) -> bool:
             return (
                 i + 1 == n
-                or is_space(text[i + 1])
-                or any(text.startswith(t, i + 1) for t in specials)
+                or is_space(_char_at(data, i + 1))
+                or any(data.startswith(t, i + 1) for t in specials)
             )
 
-        found = [0] if text.startswith(" ") and unsafe_after(0) else []
+        found = [0] if data.startswith(b" ") and unsafe_after(0) else []
         for char in before:
-            probe = char + " "
-            j = text.find(probe)
+            probe = char + b" "
+            j = data.find(probe)
             while j >= 0:
-                if unsafe_after(j + 1):
-                    found.append(j + 1)
-                j = text.find(probe, j + 1)
+                space = j + len(char)
+                if unsafe_after(space):
+                    found.append(space)
+                j = data.find(probe, j + 1)
         return sorted(set(found))
 
-    def pretokens(self) -> Counter[str]:
-        """The pretoken counts: the pattern once per distinct piece, scaled by its count."""
-        counts = Counter(self.direct)
+    def pretokens(self) -> dict[bytes, int]:
+        """The pretoken counts (UTF-8 bytes): the pattern once per distinct piece, scaled by its
+        count. A piece of ASCII letters only (or digits only) is one pretoken, space included.
+
+        Raises ``UnicodeDecodeError`` if a piece is not UTF-8 (callers say where in the file).
+        """
+        counts: dict[bytes, int] = {}
         get = counts.get
         findall, special = GPT2_REGEX.findall, self.special
+        simple, guard = _SIMPLE.fullmatch, self.guard
         for piece, count in self.pieces.items():
             if count <= 0:
                 continue
-            text = " " + piece
+            match = simple(piece)
+            if match is not None and not any(t in piece for t in guard):
+                lead, word, contraction, trail = match.groups()
+                for token in (b" " + lead, word) if lead else (b" " + word,):
+                    counts[token] = get(token, 0) + count
+                for token in (contraction, trail):
+                    if token:
+                        counts[token] = get(token, 0) + count
+                continue
+            text = " " + piece.decode("utf-8")
             if special is not None and special.search(text):
                 parts = special.split(text)[::2]
             else:
                 parts = (text,)
             for part in parts:
                 for token in findall(part):
-                    counts[token] = get(token, 0) + count
+                    word = token.encode("utf-8")
+                    counts[word] = get(word, 0) + count
+        for token, count in self.direct.items():
+            word = token.encode("utf-8")
+            counts[word] = get(word, 0) + count
         return counts
+
+
+def _last_char(piece: bytes) -> bytes:
+    """The last UTF-8 character of a piece, as bytes (b"" for an empty piece)."""
+    i = len(piece) - 1
+    while i > 0 and 0x80 <= piece[i] < 0xC0:  # continuation bytes
+        i -= 1
+    return piece[i:]
+
+
+def _char_at(data: bytes, i: int) -> bytes:
+    """The UTF-8 character starting at ``data[i]``, as bytes."""
+    lead = data[i]
+    size = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    return data[i : i + size]
 
 
 def count_pretokens(text: str, special_tokens: Sequence[str] = ()) -> Counter[str]:
@@ -167,8 +218,8 @@ def count_pretokens(text: str, special_tokens: Sequence[str] = ()) -> Counter[st
     True
     """
     counter = PieceCounter(special_tokens)
-    counter.add(text)
-    return counter.pretokens()
+    counter.add(text.encode("utf-8"))
+    return Counter({word.decode("utf-8"): n for word, n in counter.pretokens().items()})
 
 
 # --- Files, in chunks, on several processes --------------------------------------------------------
@@ -210,11 +261,18 @@ def count_ranges(
 ) -> dict[bytes, int]:
     """Word counts of some byte ranges of a file (a worker: module level, so spawn works)."""
     counter = PieceCounter(special_tokens)
-    for start, end in ranges:
-        counter.add(read_text(path, start, end))
-        if progress is not None:
-            progress(end - start)
-    return {word.encode("utf-8"): count for word, count in counter.pretokens().items()}
+    with open(path, "rb") as f:
+        for start, end in ranges:
+            f.seek(start)
+            counter.add(f.read(end - start))
+            if progress is not None:
+                progress(end - start)
+    try:
+        return counter.pretokens()
+    except UnicodeDecodeError:  # find the first bad byte, for a message that names it
+        for start, end in ranges:
+            read_text(path, start, end)
+        raise
 
 
 _progress_queue = None

@@ -74,9 +74,10 @@ def test_pieces_without_special_tokens(text: str) -> None:
 def test_pieces_of_many_texts_add_up(parts: list[str]) -> None:
     counter = PieceCounter([EOT])
     for part in parts:
-        counter.add(part)
+        counter.add(part.encode("utf-8"))
     expected = sum((by_pattern(part, [EOT]) for part in parts), Counter())
-    assert +counter.pretokens() == expected
+    got = Counter({word.decode("utf-8"): n for word, n in counter.pretokens().items()})
+    assert +got == expected
 
 
 def test_unsafe_space_keeps_a_whitespace_run_whole() -> None:
@@ -177,3 +178,26 @@ def test_invalid_utf8_is_one_clear_error(tmp_path) -> None:
     path.write_bytes(b"fine text " * 10 + b"\xff oops")
     with pytest.raises(BPEInputError, match="not valid UTF-8: byte 0xff at byte offset 100"):
         count_by_pieces(path, [EOT])
+
+
+@pytest.mark.parametrize("special", ["END", "7", ",", "ab.", "x", "<|x|>", "'s"])
+def test_special_tokens_inside_simple_pieces(special: str) -> None:
+    # Marks, letters or digits, a contraction and marks are split without the pattern, unless a
+    # special token could hide inside such a piece.
+    text = f"one END, 7 ab. x{special} {special}, {special}y <|x|>s Ben's words."
+    assert +count_pretokens(text, [special]) == by_pattern(text, [special])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    words=st.lists(
+        st.from_regex(
+            r"[\"'(.,!?<|]{0,2}([A-Za-z]{0,4}|[0-9]{0,3})('s|'ll|'t|'re|'x)?[\"'.,!?|>)]{0,2}",
+            fullmatch=True,
+        ),
+        max_size=30,
+    )
+)
+def test_simple_pieces_split_like_the_pattern(words: list[str]) -> None:
+    text = " ".join(words)
+    assert +count_pretokens(text, [EOT]) == by_pattern(text, [EOT])

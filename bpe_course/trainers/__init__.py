@@ -15,6 +15,7 @@ from bpe_course.errors import BPEInputError
 from bpe_course.trainers import (
     fast,
     fast_max,
+    sites,
     v1_naive,
     v2_incremental,
     v3_parallel,
@@ -50,7 +51,8 @@ TRAINERS: dict[str, Trainer] = {
         Trainer("v4", "V4 inverted index", v4_inverted_index, parallel=True),
         Trainer("v5", "V5 heap", v5_heap, parallel=True),
         Trainer("fastmax", "V4 + SortedDict (fast max)", fast_max, parallel=True),
-        Trainer("fast", "Fast (sites, pieces)", fast, parallel=True),
+        Trainer("sites", "V5 + merge sites (words as str)", sites, parallel=True),
+        Trainer("fast", "Fast (flat numpy sites, pieces)", fast, parallel=True),
     ]
 }
 

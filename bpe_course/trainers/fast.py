@@ -1,31 +1,29 @@
-"""Fast: V5's heap, but each merge touches only the pairs around its merge sites.
+"""Fast: the merge sites of a merge found and rewritten by numpy, all at once, on one flat array.
 
-Change from V5 (measured; the numbers are in notebook 12 and ``notebooks/results/``):
+Change from :mod:`~bpe_course.trainers.sites` (which changed V5 to update only the pairs around each
+merge site, one word at a time in Python): the words are one flat array of token ids, linked lists
+(``next``, ``prev``) skip the tokens merged away, and every token remembers the positions where it
+was made. A merge of ``(a, b)`` takes the positions of the rarer of ``a`` and ``b``, keeps those
+whose neighbour completes the pair, and then, for all sites at once with numpy:
 
-1. **Merge sites, not whole words.** V5 rewrites a word by building its old and new pair lists and
-   diffing them as sets. Here a merge finds its sites with ``str.find`` and updates only the pairs
-   touching each site: ``(left, a)`` and ``(b, right)`` lose the word's count, ``(left, new)`` and
-   ``(new, right)`` gain it. Work per merge is proportional to the sites, not to the words' lengths.
-2. **Words as strings.** A word is a ``str`` whose characters are token ids (``chr(id)``), and a
-   pair is a 2-character string. Finding sites (``find``) and rewriting (``replace``, which is
-   merge-left-to-right exactly as :func:`~bpe_course.trainers.common.merge_word`) run at C speed;
-   no list of ints per word, no tuples per pair.
-3. **No per-word sets.** ``where_to_update`` maps a pair to a plain list of word ids, appended to
-   and never pruned. A pair only ever loses count after it is created (every new pair holds the
-   newest token, so an old pair is never made again), so a stale entry merely costs one ``find``.
-4. **The index built by numpy.** The first pair counts and word lists come from one pass over all
-   words as a flat byte array (``bincount`` and ``unique``) instead of a Python loop per position.
-5. **Counting pieces before the pattern** (pretokenization): :mod:`bpe_course.pieces`.
+- the pairs lost, ``(x, a)`` and ``(b, y)``, and made, ``(x, N)`` and ``(N, y)``, weighted by the
+  words' counts, summed per pair (``unique`` + ``bincount``), so Python sees each changed pair once;
+- two sites side by side (``a b a b``) share their middle: ``(b, a)`` is lost and ``(N, N)`` made;
+  for ``a == b`` the runs ``a a a`` keep every other candidate, left to right, as ``merge_word``;
+- the array is rewritten in place: ``N`` at each site, the right token unlinked.
 
-Data: words (str), their counts, ``pair_counts`` (str pair -> count, zero once dead), the lists in
-``where_to_update``, and V5's heap with the same tie-break keys.
-Per merge: O(sites) dictionary updates, plus one heap push per new pair and the stale pops.
-Limits: one process for the merge loop; the heap keeps V5's lazy deletion.
+Python still keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's
+heap with the same tie-break keys. A pair is only ever made by the merge of its newest token, so
+after that its count only falls: a heap entry is stale only downwards, re-pushed when popped.
+Per merge: O(positions of the rarer token) in numpy, O(distinct changed pairs) in Python.
+Memory: four integers per byte of the distinct words (not of the corpus).
+Pretokenization counts space-delimited pieces first (:mod:`bpe_course.pieces`).
 """
 
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -37,64 +35,198 @@ from bpe_course.trainers.common import (
     OnMerge,
     Vocab,
     check_training_arguments,
-    heap_pair_key,
     initial_vocab,
     record_merge,
-    reversed_id_key,
-    reversed_token_key,
     warn_exhausted,
 )
+from bpe_course.trainers.sites import PairKeys
 
-__all__ = ["build_index", "count_words", "merge_loop"]
-
-HeapEntry = tuple[int, bytes, str]
+__all__ = ["FlatWords", "count_words", "merge_loop"]
 
 
-def build_index(
-    words: Sequence[bytes], counts: Sequence[int]
-) -> tuple[dict[str, int], dict[str, list[int]]]:
-    """``pair_counts`` and ``where_to_update`` of words of single bytes, with numpy. O(W L log).
+SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy
 
-    Pairs are 2-character strings ``chr(left) + chr(right)``; each word id appears once per pair.
+
+class FlatWords:
+    """The distinct words as one array of token ids with links, and where each pair occurs.
+
+    ``tok[i]`` is the token at position ``i`` (-1 once merged away); ``nxt``/``prv`` link the live
+    positions of a word; position ``n`` is a sentinel (token -1) that word ends link to. Each array
+    is an ``array.array`` (fast to index from Python) and a numpy view of the same memory (fast on
+    many positions at once). ``where[pair]`` lists the left positions where the pair was made; it
+    is never pruned (a pair only ever loses occurrences), so candidates are checked when used.
     """
-    pair_counts: dict[str, int] = {}
-    where_to_update: dict[str, list[int]] = {}
-    if not words:
-        return pair_counts, where_to_update
-    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    flat = np.frombuffer(b"".join(words), dtype=np.uint8).astype(np.int64)
-    owner = np.repeat(np.arange(len(words), dtype=np.int64), lengths)
-    inside = owner[:-1] == owner[1:]  # a pair never spans two words
-    codes = (flat[:-1] * 256 + flat[1:])[inside]
-    holders = owner[:-1][inside]
-    weights = np.asarray(counts, dtype=np.int64)[holders]
-    # float64 sums are exact up to 2**53 occurrences, far beyond any corpus
-    totals = np.bincount(codes, weights=weights, minlength=65536)
-    unique = np.unique(codes * len(words) + holders)  # one entry per (pair, word)
-    pair_of, word_of = np.divmod(unique, len(words))
-    cuts = np.flatnonzero(np.diff(pair_of)) + 1
-    firsts = pair_of[np.concatenate(([0], cuts))]
-    for code, ids in zip(firsts.tolist(), np.split(word_of, cuts)):
-        pair = chr(code >> 8) + chr(code & 255)
-        pair_counts[pair] = int(totals[code])
-        where_to_update[pair] = ids.tolist()
-    return pair_counts, where_to_update
+
+    def __init__(self, words: Sequence[bytes], counts: Sequence[int], vocab_size: int) -> None:
+        self.base = vocab_size  # pair code = left * base + right
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        n = self.n = int(lengths.sum())
+        ends = np.cumsum(lengths) - 1
+        tok = np.empty(n + 1, dtype=np.int64)
+        tok[:n] = np.frombuffer(b"".join(words), dtype=np.uint8)
+        tok[n] = -1
+        nxt = np.arange(1, n + 2, dtype=np.int64)
+        nxt[ends] = n
+        prv = np.arange(-1, n, dtype=np.int64)
+        prv[ends[:-1] + 1] = n
+        prv[0] = n
+        weight = np.append(np.repeat(np.asarray(counts, dtype=np.int64), lengths), 0)
+        owner = np.repeat(np.arange(len(words), dtype=np.int64), lengths)
+        self.tok, self.tok_np = _shared(tok)
+        self.nxt, self.nxt_np = _shared(nxt)
+        self.prv, self.prv_np = _shared(prv)
+        self.weight, self.weight_np = _shared(weight)
+        self.owner = array("q", owner.tobytes())
+        self.where: dict[int, list[int]] = {}
+
+    def pair_counts(self) -> dict[int, int]:
+        """Every adjacent pair's count, weighted by its word's count, and ``where`` filled in."""
+        tok, nxt, n = self.tok_np, self.nxt_np, self.n
+        left = np.flatnonzero(nxt[:n] != n)
+        codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536
+        totals = np.bincount(codes, weights=self.weight_np[left], minlength=65536)
+        order = np.argsort(codes, kind="stable")  # a radix sort: left positions by pair, in order
+        found = np.flatnonzero(totals)
+        ends = np.cumsum(np.bincount(codes, minlength=65536))[found].tolist()
+        positions = left[order].tolist()
+        pairs = ((found // 256) * self.base + found % 256).tolist()
+        start = 0
+        for pair, end in zip(pairs, ends):
+            self.where[pair] = positions[start:end]
+            start = end
+        return dict(zip(pairs, totals[found].astype(np.int64).tolist()))
+
+    def merge(
+        self, pair: int, a: int, b: int, new: int, pair_counts: dict[int, int]
+    ) -> tuple[dict[int, int], list[int]]:
+        """Merge every occurrence of ``pair = (a, b)`` into ``new``: lower the counts of the pairs
+        lost in ``pair_counts``; return the pairs made with their counts, and the sites."""
+        candidates = self.where.pop(pair)
+        if len(candidates) < SMALL:
+            return self._merge_few(candidates, a, b, new, pair_counts)
+        return self._merge_many(np.asarray(candidates), a, b, new, pair_counts)
+
+    def _merge_few(self, candidates, a: int, b: int, new: int, pair_counts: dict[int, int]):
+        tok, nxt, prv, weight = self.tok, self.nxt, self.prv, self.weight
+        n, base = self.n, self.base
+        sites, taken = [], -1
+        for p in candidates:  # in order, so a a a takes its first two, as merge_word does
+            if tok[p] == a and p != taken and tok[nxt[p]] == b:
+                sites.append(p)
+                taken = nxt[p]
+        made: dict[int, int] = {}
+        where = self.where
+        last = len(sites) - 1
+        after = -1  # the right token of the previous site
+        for k, p in enumerate(sites):
+            right, count = nxt[p], weight[p]
+            x, y = prv[p], nxt[right]
+            if x != after and x != n:  # (x, a) -> (x, N), unless the previous site took x
+                pair_counts[tok[x] * base + a] -= count
+                code = tok[x] * base + new
+                made[code] = made.get(code, 0) + count
+                where.setdefault(code, []).append(x)
+            if k < last and y == sites[k + 1]:  # a b a b: the middle (b, a) -> (N, N)
+                pair_counts[b * base + a] -= count
+                code = new * base + new
+            elif y != n:
+                pair_counts[b * base + tok[y]] -= count
+                code = new * base + tok[y]
+            else:
+                after = right
+                continue
+            made[code] = made.get(code, 0) + count
+            where.setdefault(code, []).append(p)
+            after = right
+        for p in sites:
+            right = nxt[p]
+            y = nxt[right]
+            tok[p], tok[right] = new, -1
+            nxt[p], prv[y] = y, p
+        return made, sites
+
+    def _merge_many(self, candidates, a: int, b: int, new: int, pair_counts: dict[int, int]):
+        tok, nxt, prv, base = self.tok_np, self.nxt_np, self.prv_np, self.base
+        sites = candidates[(tok[candidates] == a) & (tok[nxt[candidates]] == b)]
+        if a == b and len(sites) > 1:
+            sites = _every_other(sites, nxt)
+        right = nxt[sites]
+        left_of, right_of = prv[sites], nxt[right]
+        x, y, weight = tok[left_of], tok[right_of], self.weight_np[sites]
+        # a site whose left neighbour is the previous site's right token: they touch
+        touch = np.zeros(len(sites) + 1, dtype=bool)
+        touch[1:-1] = right[:-1] == left_of[1:]
+        left_side = (x >= 0) & ~touch[:-1]
+        right_side = (y >= 0) & ~touch[1:]
+        middle = touch[1:]
+        n_middle = int(middle.sum())
+        weights = np.concatenate((weight[left_side], weight[right_side], weight[middle]))
+        lost = np.concatenate(
+            (x[left_side] * base + a, b * base + y[right_side], np.full(n_middle, b * base + a))
+        )
+        for code, amount in zip(*_sum_by_code(lost, weights)):
+            pair_counts[code] -= amount
+        made = np.concatenate(
+            (
+                x[left_side] * base + new,
+                new * base + y[right_side],
+                np.full(n_middle, new * base + new),
+            )
+        )
+        at = np.concatenate((left_of[left_side], sites[right_side], sites[middle]))
+        made_counts = self._group_made(made, weights, at)
+        # rewrite: the new token at each site, its right token unlinked
+        tok[sites] = new
+        tok[right] = -1
+        nxt[sites] = right_of
+        prv[right_of] = sites  # word ends write the sentinel's prv: never read
+        return made_counts, sites
+
+    def _group_made(self, made: np.ndarray, weights: np.ndarray, at: np.ndarray) -> dict[int, int]:
+        """Counts of the pairs made, and their positions (in order) into ``where``."""
+        if len(made) == 0:
+            return {}
+        unique, inverse = np.unique(made, return_inverse=True)
+        totals = np.bincount(inverse, weights=weights).astype(np.int64)
+        order = np.argsort(inverse, kind="stable")
+        ends = np.cumsum(np.bincount(inverse)).tolist()
+        positions = at[order].tolist()  # one list, sliced per pair: no array per pair
+        codes = unique.tolist()
+        where = self.where
+        start = 0
+        for code, end in zip(codes, ends):
+            where[code] = positions[start:end]
+            start = end
+        return dict(zip(codes, totals.tolist()))
+
+    def words_with(self, sites) -> int:
+        owner = self.owner
+        return len({owner[p] for p in sites})
 
 
-class _Keys:
-    """Heap keys of pairs, from per-token keys (see :func:`~bpe_course.trainers.common.heap_pair_key`)."""
+def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
+    """An ``array.array`` and a numpy view of the same memory: one copy, two fast ways in."""
+    plain = array("q", values.tobytes())
+    return plain, np.frombuffer(plain, dtype=np.int64)
 
-    def __init__(self, vocab: Vocab) -> None:
-        self.token = [reversed_token_key(vocab[i]) for i in range(len(vocab))]
-        self.ids = [reversed_id_key(i) for i in range(len(vocab))]
 
-    def add(self, token: bytes) -> None:
-        self.ids.append(reversed_id_key(len(self.token)))
-        self.token.append(reversed_token_key(token))
+def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+    """In runs ``a a a ...`` the candidates overlap: keep the 1st, 3rd, ... of each run."""
+    chained = nxt[sites[:-1]] == sites[1:]
+    if not chained.any():
+        return sites
+    index = np.arange(len(sites))
+    starts = np.maximum.accumulate(np.where(np.concatenate(([True], ~chained)), index, 0))
+    return sites[(index - starts) % 2 == 0]
 
-    def of(self, pair: str) -> bytes:
-        left, right = ord(pair[0]), ord(pair[1])
-        return heap_pair_key(self.token[left], self.token[right], self.ids[left], self.ids[right])
+
+def _sum_by_code(codes: np.ndarray, weights: np.ndarray) -> tuple[list, list]:
+    if len(codes) == 0:
+        return [], []
+    unique, inverse = np.unique(codes, return_inverse=True)
+    # float64 sums are exact below 2**53, far beyond any corpus's pair count
+    totals = np.bincount(inverse, weights=weights)
+    return unique.tolist(), totals.astype(np.int64).tolist()
 
 
 def merge_loop(
@@ -106,20 +238,22 @@ def merge_loop(
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
     wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
-    byte_words = [word for word in word_counts if len(word) > 1]
-    counts = [word_counts[word] for word in byte_words]
-    # latin-1 maps byte b to chr(b): the bytes become token ids 0-255 at C speed
-    words = [word.decode("latin-1") for word in byte_words]
-    pair_counts, where_to_update = build_index(byte_words, counts)
-    del byte_words
-    keys = _Keys(vocab)
-    heap: list[HeapEntry] = [(-c, keys.of(p), p) for p, c in pair_counts.items()]
+    words = [word for word in word_counts if len(word) > 1]
+    if not words:  # no pair at all
+        if wanted:
+            warn_exhausted(0, wanted, vocab_size)
+        return vocab, merges
+    flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
+    del words
+    pair_counts = flat.pair_counts()
+    keys = PairKeys(vocab)
+    base = vocab_size
+    heap = [(-c, keys.of(*divmod(p, base)), p) for p, c in pair_counts.items()]
     heapq.heapify(heap)
     heappush, heappop = heapq.heappush, heapq.heappop
 
     for index in range(wanted):
-        # 1. Pop until an entry agrees with the live count (counts only fall, so a stale entry
-        #    is re-pushed with its live count, or dropped once the pair is dead).
+        # 1. Pop until an entry agrees with the live count (a stale one is re-pushed lower).
         while heap:
             neg_count, key, best = heappop(heap)
             live = pair_counts[best]
@@ -130,77 +264,18 @@ def merge_loop(
         else:
             warn_exhausted(index, wanted, vocab_size)
             break
-        new_id = record_merge(vocab, merges, (ord(best[0]), ord(best[1])))
+        a, b = divmod(best, base)
+        new_id = record_merge(vocab, merges, (a, b))
         keys.add(vocab[new_id])
 
-        # 2. Merge every site; the new pairs (all holding the new token) are collected apart.
-        created, touched = _merge_sites(
-            best, chr(new_id), words, counts, pair_counts, where_to_update
-        )
+        # 2. Every site at once: the pairs lost are lowered, the pairs made come back.
+        made, sites = flat.merge(best, a, b, new_id, pair_counts)
         pair_counts[best] = 0
-
-        # 3. Each new pair gets its count, its word list and one heap entry.
-        for pair, holders in created.items():
-            count = sum(map(counts.__getitem__, holders))
+        of = keys.of
+        for pair, count in made.items():
             pair_counts[pair] = count
-            where_to_update[pair] = holders
-            heappush(heap, (-count, keys.of(pair), pair))
+            heappush(heap, (-count, of(*divmod(pair, base)), pair))
         if on_merge is not None:
+            touched = flat.words_with(sites)
             on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))
     return vocab, merges
-
-
-def _merge_sites(
-    best: str,
-    new: str,
-    words: list[str],
-    counts: list[int],
-    pair_counts: dict[str, int],
-    where_to_update: dict[str, list[int]],
-) -> tuple[dict[str, list[int]], int]:
-    """Merge ``best`` into ``new`` in every word holding it, decrementing the old pairs around each
-    site in ``pair_counts``. Returns the new pairs (one word id per site) and the words rewritten.
-
-    At a site ``x a b y``: ``(x, a)`` and ``(b, y)`` lose the count, ``(x, N)`` and ``(N, y)`` are
-    made. Two adjacent sites ``a b a b`` share the middle: ``(b, a)`` is lost and ``(N, N)`` made.
-    """
-    a, b = best
-    created: dict[str, list[int]] = {}
-    get = created.get
-    find = str.find
-    touched = 0
-    for word_id in set(where_to_update.pop(best)):
-        word = words[word_id]
-        i = find(word, best)
-        if i < 0:  # a stale entry: the pair left this word in an earlier merge
-            continue
-        touched += 1
-        count = counts[word_id]
-        last = len(word) - 2
-        after = -1  # where the previous site ended
-        while True:
-            j = find(word, best, i + 2)
-            if i and i != after:
-                left = word[i - 1]
-                pair_counts[left + a] -= count
-                pair = left + new
-                holders = get(pair)
-                if holders is None:
-                    created[pair] = [word_id]
-                else:
-                    holders.append(word_id)
-            if i < last:
-                # the right neighbour is the next site's first token when the sites touch
-                pair_counts[b + word[i + 2]] -= count
-                pair = new + (new if j == i + 2 else word[i + 2])
-                holders = get(pair)
-                if holders is None:
-                    created[pair] = [word_id]
-                else:
-                    holders.append(word_id)
-            if j < 0:
-                break
-            after = i + 2
-            i = j
-        words[word_id] = word.replace(best, new)
-    return created, touched
