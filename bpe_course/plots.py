@@ -58,8 +58,16 @@ def crossover_vocab(vocab_sizes, slow_minus_fast) -> float | None:
     return None
 
 
+OUTSIDE_LABELS = {"hf": "HF tokenizers", "rustbpe": "rustbpe"}
+
+
 def version_label(version: str) -> str:
-    return "fast max" if version == "fastmax" else version.upper()
+    """How figures name a version: V5, fast max, HF tokenizers, or a reader's module:function."""
+    if version == "fastmax":
+        return "fast max"
+    if version in OUTSIDE_LABELS:
+        return OUTSIDE_LABELS[version]
+    return version if ":" in version else version.upper()
 
 
 def plot_crossover(table, metric: str = "merge_s", versions: tuple[str, ...] = ("v4", "v5")):
@@ -312,6 +320,83 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     return fig
 
 
+COURSE_ORDER = ("v1", "v2", "v3", "v4", "v5", "fastmax", "sites", "fast", "hf", "rustbpe")
+
+
+def _ordered(versions) -> list[str]:
+    """Course versions in course order, then libraries, then readers' trainers by name."""
+    return sorted(versions, key=lambda v: (COURSE_ORDER.index(v) if v in COURSE_ORDER else 99, v))
+
+
+def plot_side_by_side(table, metric: str = "total_s"):
+    """Median time per version, bars side by side, one group per (corpus, size, vocab) cell."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    ok = table[table["status"] == "ok"]
+    medians = ok.groupby(["corpus", "size_bytes", "size", "vocab_size", "version"])[metric].median()
+    medians = medians.unstack("version")
+    versions = _ordered(medians.columns)
+    x = np.arange(len(medians))
+    width = 0.8 / max(1, len(versions))
+    fig, ax = plt.subplots(figsize=(2.0 + 1.6 * len(medians), 3.6))
+    for i, version in enumerate(versions):
+        values = medians[version].to_numpy()
+        bars = ax.bar(x + (i - (len(versions) - 1) / 2) * width, values, width)
+        bars.set_label(version_label(version))
+        ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
+    labels = [f"{corpus} {size}\nvocab {vocab:,}" for corpus, _, size, vocab in medians.index]
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_ylabel(f"{METRIC_NAMES.get(metric, metric)} time (s), median")
+    ax.legend(fontsize=7)
+    ax.set_title(f"Side by side, {METRIC_NAMES.get(metric, metric)}: {describe(table)}", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_waterfall(steps, title: str = ""):
+    """What each change bought: a waterfall from ``steps`` (columns ``step``, ``seconds``, ``saved``,
+    as :func:`bpe_course.bench.beyond.what_each_change_bought` returns)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(7.0, 3.4))
+    seconds, saved = steps["seconds"].to_numpy(), steps["saved"].to_numpy()
+    x = np.arange(len(steps))
+    ax.bar(x[:1], seconds[:1], color="tab:grey")
+    for i in range(1, len(steps)):
+        ax.bar(i, saved[i], bottom=seconds[i], color="tab:green" if saved[i] >= 0 else "tab:red")
+        ax.annotate(f"-{saved[i]:.2f} s", (i, seconds[i - 1]), ha="center", va="bottom", fontsize=8)
+    ax.bar(len(steps), seconds[-1], color="tab:blue")
+    ax.annotate(f"{seconds[0]:.2f} s", (0, seconds[0]), ha="center", va="bottom", fontsize=8)
+    ax.annotate(
+        f"{seconds[-1]:.2f} s", (len(steps), seconds[-1]), ha="center", va="bottom", fontsize=8
+    )
+    ax.set_xticks([*x, len(steps)], [*steps["step"], "fast"], fontsize=7, rotation=15)
+    ax.set_ylabel("end-to-end time (s), median")
+    ax.set_title(title or "What each change bought", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_memory(samples, title: str = ""):
+    """Resident memory of all processes of a run over time (``seconds``, ``rss_mb``, ``processes``)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.0, 3.2))
+    ax.plot(samples["seconds"], samples["rss_mb"], lw=1.2)
+    ax.set_xlabel("seconds since start")
+    ax.set_ylabel("resident memory, all processes (MB)")
+    ax.set_ylim(bottom=0)
+    twin = ax.twinx()
+    twin.step(samples["seconds"], samples["processes"], color="tab:grey", lw=0.8, where="post")
+    twin.set_ylabel("processes", color="tab:grey")
+    twin.set_ylim(0, max(3, samples["processes"].max() + 1))
+    ax.set_title(title or "Memory over time", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def draw_all(table) -> dict:
     """Every figure a benchmark table supports, by file name: crossover and heat map (V4 and V5
     at two or more vocab sizes), speed-ups (V1 present), scaling (two or more corpus sizes)."""
@@ -329,4 +414,11 @@ def draw_all(table) -> dict:
     if ok["size_bytes"].nunique() >= 2:
         figures["scaling_merge"] = plot_scaling(ok, "merge_s")
         figures["scaling_total"] = plot_scaling(ok, "total_s")
+    others = versions - set(COURSE_ORDER[:6])
+    if others:  # the fast trainer, the libraries or a reader's trainer
+        figures["side_by_side_total"] = plot_side_by_side(ok, "total_s")
+        if {"v4", "v5"} <= versions and ok["vocab_size"].nunique() >= 2:
+            figures["beside_v4_v5_total"] = plot_crossover(
+                ok, "total_s", ("v4", "v5", *_ordered(others))
+            )
     return figures

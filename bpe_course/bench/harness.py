@@ -105,12 +105,14 @@ def run_grid(
         else pd.DataFrame(columns=KEY)
     )
     finished = {tuple(row) for row in done[KEY].itertuples(index=False)}
+    # Versions take turns within each repeat, so a burst of load on a shared machine falls on all
+    # of them alike, not on one version's repeats.
     cells = [
         (size, vocab, version, repeat)
         for size in sorted(grid.sizes, key=parse_size)
         for vocab in sorted(grid.vocab_sizes)
-        for version in grid.versions
         for repeat in range(grid.repeats)
+        for version in grid.versions
     ]
     bar = None
     if progress:

@@ -21,6 +21,15 @@ def peak_rss_mb() -> float:
     """This process's peak resident memory in MB (NaN where the system will not say)."""
     if sys.platform == "win32":
         return _windows_peak_working_set() / 1e6
+    # Linux keeps ru_maxrss across exec, so a worker started by a big harness would report the
+    # harness's size; VmHWM belongs to this program's own memory map.
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1e3  # kB
+    except OSError:
+        pass
     import resource  # Unix only
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

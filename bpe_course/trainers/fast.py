@@ -35,6 +35,7 @@ from bpe_course.trainers.common import (
     OnMerge,
     Vocab,
     check_training_arguments,
+    heap_pair_key,
     initial_vocab,
     record_merge,
     warn_exhausted,
@@ -271,10 +272,12 @@ def merge_loop(
         # 2. Every site at once: the pairs lost are lowered, the pairs made come back.
         made, sites = flat.merge(best, a, b, new_id, pair_counts)
         pair_counts[best] = 0
-        of = keys.of
+        token_keys, id_keys = keys.token, keys.ids
         for pair, count in made.items():
             pair_counts[pair] = count
-            heappush(heap, (-count, of(*divmod(pair, base)), pair))
+            left, right = divmod(pair, base)
+            key = heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
+            heappush(heap, (-count, key, pair))
         if on_merge is not None:
             touched = flat.words_with(sites)
             on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))

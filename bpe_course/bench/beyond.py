@@ -1,0 +1,63 @@
+"""Reading a benchmark table the way notebook 12 does: ratios of runs made side by side, and what
+each change from V5 to the fast trainer bought.
+
+On a shared machine a burst of load can slow one run by half; the harness runs the versions in
+turn within each repeat, so the ratio of two versions *in the same repeat* is the number to trust,
+and its median over the repeats is what the course reports (with the spread).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+# The steps from V5 to the fast trainer, each one change, and the table columns that measure it.
+STEPS = (
+    ("V5", None),
+    ("count pieces, then the pattern", "pretokenize"),
+    ("merge sites, words as str", "sites"),
+    ("flat arrays, numpy for big merges", "fast"),
+)
+
+
+def paired_ratios(table: pd.DataFrame, version: str, reference: str, metric: str = "total_s"):
+    """``version`` time / ``reference`` time per repeat, in the same cell; median, min and max
+    over the repeats, one row per (corpus, size, vocab)."""
+    ok = table[table["status"] == "ok"]
+    keys = ["corpus", "size_bytes", "size", "vocab_size", "repeat"]
+    wide = ok.pivot_table(index=keys, columns="version", values=metric, aggfunc="first")
+    if version not in wide or reference not in wide:
+        return pd.DataFrame()
+    ratio = (wide[version] / wide[reference]).dropna().rename("ratio").reset_index()
+    grouped = ratio.groupby(["corpus", "size_bytes", "size", "vocab_size"])["ratio"]
+    out = grouped.agg(["median", "min", "max", "count"]).reset_index()
+    return out.rename(columns={"count": "repeats"})
+
+
+def what_each_change_bought(table: pd.DataFrame, size_bytes: int, vocab_size: int) -> pd.DataFrame:
+    """The waterfall from V5 to fast at one cell, from the medians of V5, sites and fast:
+
+    V5 end to end; then the pieces' pretokenization (fast's) in place of the pattern's (V5's); then
+    the sites merge loop in place of V5's; then the flat-array loop (fast's) in place of sites'.
+    Columns: ``step``, ``seconds`` (the end-to-end time after the step), ``saved``.
+    """
+    ok = table[
+        (table["status"] == "ok")
+        & (table["size_bytes"] == size_bytes)
+        & (table["vocab_size"] == vocab_size)
+    ]
+    median = ok.groupby("version")[["pretokenize_s", "merge_s"]].median()
+    needed = {"v5", "sites", "fast"}
+    if not needed <= set(median.index):
+        return pd.DataFrame(columns=["step", "seconds", "saved"])
+    pretokenize = median.loc["v5", "pretokenize_s"]
+    merge = median.loc["v5", "merge_s"]
+    rows = [(STEPS[0][0], pretokenize + merge)]
+    pretokenize = median.loc["fast", "pretokenize_s"]
+    rows.append((STEPS[1][0], pretokenize + merge))
+    merge = median.loc["sites", "merge_s"]
+    rows.append((STEPS[2][0], pretokenize + merge))
+    merge = median.loc["fast", "merge_s"]
+    rows.append((STEPS[3][0], pretokenize + merge))
+    steps = pd.DataFrame(rows, columns=["step", "seconds"])
+    steps["saved"] = -steps["seconds"].diff().fillna(0.0)
+    return steps
