@@ -6,6 +6,7 @@
 The run is the benchmark worker (:mod:`bpe_course.bench.worker`) in a fresh process; this one
 samples the resident memory of that process and all its descendants from ``/proc`` (Linux only)
 and writes one row per sample: ``seconds``, ``rss_mb`` (the sum over the processes alive then),
+``cpu_s`` (CPU seconds used so far: on a shared machine, wall time over CPU time shows the load),
 ``processes``. The last row holds the run's own result (times, merges) in extra columns.
 """
 
@@ -23,10 +24,13 @@ from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import END_OF_TEXT
 
 _PAGE_MB = (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) / 1e6
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def tree_rss_mb(root: int) -> tuple[float, int]:
-    """Resident memory (MB) of ``root`` and every descendant, and how many processes that is."""
+def tree_usage(root: int) -> tuple[float, float, int]:
+    """Resident memory (MB) and CPU seconds of ``root`` and every descendant (ended children that
+    were waited for included in the CPU time), and how many processes are alive."""
+    stats: dict[int, list[bytes]] = {}
     children: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -36,18 +40,23 @@ def tree_rss_mb(root: int) -> tuple[float, int]:
                 fields = f.read().rsplit(b")", 1)[1].split()
         except OSError:  # gone meanwhile
             continue
+        stats[int(entry.name)] = fields
         children.setdefault(int(fields[1]), []).append(int(entry.name))
-    total, count, todo = 0.0, 0, [root]
+    rss, cpu, count, todo = 0.0, 0.0, 0, [root]
     while todo:
         pid = todo.pop()
+        fields = stats.get(pid)
+        if fields is None:
+            continue
         try:
             with open(f"/proc/{pid}/statm", "rb") as f:
-                total += int(f.read().split()[1]) * _PAGE_MB
-            count += 1
+                rss += int(f.read().split()[1]) * _PAGE_MB
         except OSError:
             continue
+        count += 1
+        cpu += sum(int(x) for x in fields[11:15]) / _TICKS  # utime stime cutime cstime
         todo.extend(children.get(pid, []))
-    return total, count
+    return rss, cpu, count
 
 
 def sample_run(spec: dict, interval: float = 0.2) -> tuple[list[dict], dict]:
@@ -59,8 +68,10 @@ def sample_run(spec: dict, interval: float = 0.2) -> tuple[list[dict], dict]:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     samples = []
     while process.poll() is None:
-        rss, count = tree_rss_mb(process.pid)
-        samples.append({"seconds": time.perf_counter() - start, "rss_mb": rss, "processes": count})
+        rss, cpu, count = tree_usage(process.pid)
+        if rss > 0:  # nothing once the run has ended (a zombie holds no pages)
+            seconds = time.perf_counter() - start
+            samples.append({"seconds": seconds, "rss_mb": rss, "cpu_s": cpu, "processes": count})
         time.sleep(interval)
     out, err = process.communicate()
     if process.returncode != 0:
@@ -84,6 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--interval", type=float, default=0.2, help="seconds between samples")
     parser.add_argument("--csv", default=None, metavar="PATH")
+    parser.add_argument("--note", default="", help="a line about the corpus, kept in the CSV")
     args = parser.parse_args(argv)
     corpus = resolve_corpus(args.corpus)
     spec = {
@@ -95,7 +107,11 @@ def main(argv: list[str] | None = None) -> None:
     }
     samples, result = sample_run(spec, args.interval)
     table = pd.DataFrame(samples)
-    for key, value in {**result, "version": args.version, "corpus": corpus.name}.items():
+    command = " ".join(
+        ["python -m bpe_course.bench.memory", *(sys.argv[1:] if argv is None else argv)]
+    )
+    extra = {"version": args.version, "corpus": corpus.name, "command": command, "note": args.note}
+    for key, value in {**result, **extra}.items():
         table[key] = value
     table["size_bytes"] = corpus.stat().st_size
     peak = table["rss_mb"].max()
