@@ -61,3 +61,33 @@ def what_each_change_bought(table: pd.DataFrame, size_bytes: int, vocab_size: in
     steps = pd.DataFrame(rows, columns=["step", "seconds"])
     steps["saved"] = -steps["seconds"].diff().fillna(0.0)
     return steps
+
+
+def pretokenize_scaling(
+    path, workers: tuple[int, ...] = (1, 2), repeats: int = 3, special_tokens=("<|endoftext|>",)
+) -> pd.DataFrame:
+    """Seconds to count a file's words by pieces with each number of workers, in turn within each
+    repeat, plus the CPU seconds of this process and its workers (load shows as wall > CPU / n)."""
+    import os
+    import time
+
+    from bpe_course.pieces import count_words
+
+    rows = []
+    for repeat in range(repeats):
+        for n in workers:
+            before, start = os.times(), time.perf_counter()
+            count_words(path, list(special_tokens), workers=n)
+            seconds, after = time.perf_counter() - start, os.times()
+            cpu = sum(after[:4]) - sum(before[:4])  # user + system, self and waited-for children
+            rows.append({"workers": n, "repeat": repeat, "seconds": seconds, "cpu_s": cpu})
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    import sys
+
+    table = pretokenize_scaling(sys.argv[1], repeats=int(sys.argv[2]) if len(sys.argv) > 2 else 3)
+    wide = table.pivot(index="repeat", columns="workers", values="seconds")
+    print(table.to_string(index=False))
+    print(f"speed-up of 2 workers over 1, per repeat: {(wide[1] / wide[2]).round(2).tolist()}")

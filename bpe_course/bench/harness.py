@@ -46,7 +46,7 @@ GRIDS = {
     "quick": Grid(("v4", "v5"), ("200KB", "500KB"), (300, 500, 1000, 1500), 1, 120),
     "crossover": Grid(("v4", "v5"), ("1MB", "5MB", "10MB", "21.5MB"), CROSSOVER_VOCABS, 3, 600),
     "versions": Grid(("v1", "v2", "v3", "v4", "v5", "fastmax"), ("1MB",), (1000, 5000), 1, 900),
-    "beyond": Grid(("v5", "sites", "fast", "hf", "rustbpe"), ("21.5MB",), (5000, 10000), 3, 900),
+    "beyond": Grid(("v5", "sites", "fast", "hf", "rustbpe"), ("21.5MB",), (5000, 10000), 5, 900),
 }
 
 

@@ -23,13 +23,13 @@ Memory: five integers per byte of the distinct words (not of the corpus).
 Pretokenization counts space-delimited pieces first (:mod:`bpe_course.pieces`).
 
 What each change paid, measured side by side (``notebooks/results/beyond_generated.csv``: each run
-in a fresh process, versions in turn, medians of 3, 2 workers, 21.5 MB generated stories, vocab
-5,000 and 10,000; notebook 12 draws it):
+in a fresh process, versions in turn, medians of 5 on a shared 2-core machine, 2 workers, 21.5 MB
+generated stories, vocab 5,000 and 10,000; notebook 12 draws it):
 
-- counting pieces before the pattern: pretokenization 1.8 and 2.5 s (V5) to 0.9 and 1.3 s;
-- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.65 and 0.80 s
-  (V5) to 0.30 and 0.38 s;
-- this module's flat arrays: 0.25 and 0.34 s on the stories, where most merges are small; on a
+- counting pieces before the pattern: pretokenization 2.9 and 4.0 s (V5) to 1.4 and 1.7 s;
+- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.72 and 1.13 s
+  (V5) to 0.36 and 0.59 s;
+- this module's flat arrays: 0.33 and 0.49 s on the stories, where most merges are small; on a
   text with 19x the stories' distinct words (249,000) at 21 MB and vocab 5,000 the merge loop went
   from 15 s (V5) and 5.0 s (sites) to 2.0 to 2.5 s, one process, same machine.
 """
