@@ -257,7 +257,10 @@ def _next_cut(f, start: int) -> int | None:
 
 
 def count_ranges(
-    path: str, ranges: Sequence[tuple[int, int]], special_tokens: Sequence[str], progress=None
+    path: str,
+    ranges: Sequence[tuple[int, int]],
+    special_tokens: Sequence[str],
+    progress: Callable[[int], None] | None = None,
 ) -> dict[bytes, int]:
     """Word counts of some byte ranges of a file (a worker: module level, so spawn works)."""
     counter = PieceCounter(special_tokens)

@@ -8,6 +8,9 @@ and its median over the repeats is what the course reports (with the spread).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+
 import pandas as pd
 
 # The steps from V5 to the fast trainer, each one change, and the table columns that measure it.
@@ -64,11 +67,13 @@ def what_each_change_bought(table: pd.DataFrame, size_bytes: int, vocab_size: in
 
 
 def pretokenize_scaling(
-    path, workers: tuple[int, ...] = (1, 2), repeats: int = 3, special_tokens=("<|endoftext|>",)
+    path: str | os.PathLike[str],
+    workers: tuple[int, ...] = (1, 2),
+    repeats: int = 3,
+    special_tokens: Sequence[str] = ("<|endoftext|>",),
 ) -> pd.DataFrame:
     """Seconds to count a file's words by pieces with each number of workers, in turn within each
     repeat, plus the CPU seconds of this process and its workers (load shows as wall > CPU / n)."""
-    import os
     import time
 
     from bpe_course.pieces import count_words

@@ -113,7 +113,7 @@ class FlatWords:
 
     def merge(
         self, pair: int, a: int, b: int, new: int, pair_counts: dict[int, int]
-    ) -> tuple[dict[int, int], list[int]]:
+    ) -> tuple[dict[int, int], Sequence[int]]:
         """Merge every occurrence of ``pair = (a, b)`` into ``new``: lower the counts of the pairs
         lost in ``pair_counts``; return the pairs made with their counts, and the sites."""
         candidates = self.where.pop(pair)
