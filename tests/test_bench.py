@@ -14,7 +14,7 @@ SMALL = Grid(("v4", "v5"), ("30KB",), (280, 320), repeats=1, timeout_s=120)
 @pytest.fixture(autouse=True)
 def data_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
+    monkeypatch.setenv("BPE_COURSE_CORPUS", "stories")
 
 
 def test_grid_runs_records_and_resumes(tmp_path, monkeypatch) -> None:
@@ -52,3 +52,16 @@ def test_mismatch_stops_the_sweep(monkeypatch) -> None:
     monkeypatch.setattr(bench, "run_cell", wrong_v5)
     with pytest.raises(BenchmarkMismatch, match="v5 and v4 learned different merges"):
         run_grid(SMALL, None, workers=1, progress=False)
+
+
+def test_peak_memory_is_the_worker_s_own(tmp_path) -> None:
+    """A worker started by a large process reports its own peak, not its parent's (Linux keeps
+    ru_maxrss across exec, so the harness reads VmHWM there)."""
+    from bpe_course.bench.harness import run_cell
+    from bpe_course.corpora.datasets import course_corpus
+
+    ballast = bytearray(400_000_000)  # the parent: a large notebook kernel, say
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touch every page, so it is resident
+    row = run_cell(course_corpus("30KB"), "v5", 300, 1, 120)
+    assert row["status"] == "ok" and 0 < row["peak_rss_mb"] < 300, row["peak_rss_mb"]
+    del ballast

@@ -64,7 +64,7 @@ def jupyter_lab(tmp_path):
     env = {
         **os.environ,
         "BPE_COURSE_QUICK": "1",
-        "BPE_COURSE_CORPUS": "generated",
+        "BPE_COURSE_CORPUS": "stories",
         "BPE_COURSE_NOTEBOOKS": str(root),
         "BPE_COURSE_DATA": str(tmp_path / "data"),
         "BPE_COURSE_FIGURES": str(tmp_path / "figures"),

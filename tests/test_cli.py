@@ -62,7 +62,7 @@ def test_exhausted_corpus_warns_on_stderr(tmp_path, capsys) -> None:
 def data_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
+    monkeypatch.setenv("BPE_COURSE_CORPUS", "stories")
     return tmp_path / "data"
 
 

@@ -1,4 +1,5 @@
-"""Corpora: the download (against a local HTTP server), the generated corpus, slices, the choice."""
+"""Corpora: the download (against a local HTTP server), slices, sizes (the generated corpora:
+test_corpora.py)."""
 
 from __future__ import annotations
 
@@ -13,16 +14,12 @@ from bpe_course.corpora.datasets import (
     BPEInputError,
     Dataset,
     DownloadError,
-    corpus_source,
-    course_corpus,
     fetch,
     generated_corpus,
     parse_size,
     slice_corpus,
 )
-from bpe_course.corpora.storygen import generate_stories
-from bpe_course.pretokenize import corpus_shape, count_words
-from bpe_course.reference.published import TINYSTORIES_SHAPE
+from bpe_course.pretokenize import count_words
 
 PAYLOAD = ("Once upon a time there was a test.\n<|endoftext|>\n" * 4000).encode()
 
@@ -123,7 +120,7 @@ def test_wrong_bytes_are_refused(server, data_folder) -> None:
 
 def test_no_network_fails_fast_naming_the_offline_corpus() -> None:
     # Port 9 on 127.0.0.1: nothing listens, the connection is refused at once.
-    with pytest.raises(DownloadError, match="BPE_COURSE_CORPUS=generated"):
+    with pytest.raises(DownloadError, match="BPE_COURSE_CORPUS=stories"):
         fetch("tinystories-valid", url="http://127.0.0.1:9/x.txt", progress=False, timeout=5)
 
 
@@ -155,17 +152,6 @@ def test_bad_sizes(text) -> None:
         parse_size(text)
 
 
-def test_generated_corpus_deterministic_cached_and_on_boundary(data_folder) -> None:
-    path = generated_corpus("200KB", seed=3)
-    data = path.read_bytes()
-    assert 190_000 <= len(data) <= 200_000
-    assert data.endswith(b"<|endoftext|>\n")
-    assert generate_stories(100_000, 3) == generate_stories(100_000, 3)
-    assert generate_stories(100_000, 3) != generate_stories(100_000, 4)
-    mtime = path.stat().st_mtime_ns
-    assert generated_corpus("200KB", seed=3).stat().st_mtime_ns == mtime  # cached, not rewritten
-
-
 def test_generated_corpus_shape_follows_heaps_law(data_folder) -> None:
     # Distinct words grow, but sub-linearly: 8x the text gives far fewer than 8x the words.
     small = len(count_words(generated_corpus("250KB"), ["<|endoftext|>"]))
@@ -192,25 +178,6 @@ def test_slice_bad_sizes(tmp_path) -> None:
         slice_corpus(source, 0)
     with pytest.raises(BPEInputError, match="not found"):
         slice_corpus(tmp_path / "missing.txt", 10)
-
-
-def test_corpus_choice(data_folder, monkeypatch) -> None:
-    assert corpus_source() == "generated"
-    data_folder.mkdir(parents=True, exist_ok=True)
-    (data_folder / "TinyStoriesV2-GPT4-valid.txt").write_text("a story<|endoftext|>\n" * 1000)
-    assert corpus_source() == "tinystories"
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
-    assert corpus_source() == "generated"
-    assert "generated" in course_corpus("10KB").name
-    with pytest.raises(BPEInputError, match="choose tinystories or generated"):
-        corpus_source("wikipedia")
-
-
-@pytest.mark.parametrize("size_mb", [1, 5])
-def test_generated_corpus_has_the_shape_of_tinystories(size_mb) -> None:
-    measured = corpus_shape(count_words(generated_corpus(f"{size_mb}MB"), ["<|endoftext|>"]))
-    for got, target, name in zip(measured, TINYSTORIES_SHAPE[size_mb], "WPL"):
-        assert abs(got - target) <= 0.25 * target, f"{name} at {size_mb} MB: {got} vs {target}"
 
 
 def test_disk_full_during_download_leaves_nothing(server, data_folder, monkeypatch) -> None:

@@ -44,7 +44,7 @@ def test_notebook_runs_in_quick_mode(path, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("BPE_COURSE_QUICK", "1")
     monkeypatch.setenv("BPE_COURSE_FIGURES", str(tmp_path / "figures"))
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
+    monkeypatch.setenv("BPE_COURSE_CORPUS", "stories")
     try:
         executed = run_notebook(path, tmp_path / "executed", timeout=180)  # a hang fails in minutes
     except NotebookFailed as failure:

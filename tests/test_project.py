@@ -25,7 +25,7 @@ def test_environment_yml_matches_pyproject() -> None:
     wanted = requirement_names(project["dependencies"] + project["optional-dependencies"]["test"])
     lines = (ROOT / "environment.yml").read_text().splitlines()
     section = lines[lines.index("dependencies:") + 1 :]
-    # conda's own packages, and those only PyPI has (in the pip section)
+    # conda packages, and the pip section's (packages conda-forge may not have)
     conda = [line.strip()[2:] for line in section if re.match(r"^(  |      )- [a-z]", line)]
     conda = [c for c in conda if not c.startswith(("python", "pip"))]
     assert requirement_names(conda) == wanted

@@ -41,11 +41,19 @@ class Grid:
     timeout_s: float = 600.0
 
 
-CROSSOVER_VOCABS = (500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 4000, 5000)
+CROSSOVER_VOCABS = (300, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 4000, 5000)
+ABLATION_VOCABS = (300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000)
 GRIDS = {
     "quick": Grid(("v4", "v5"), ("200KB", "500KB"), (300, 500, 1000, 1500), 1, 120),
     "crossover": Grid(("v4", "v5"), ("1MB", "5MB", "10MB", "21.5MB"), CROSSOVER_VOCABS, 3, 600),
-    "versions": Grid(("v1", "v2", "v3", "v4", "v5", "fastmax"), ("1MB",), (1000, 5000), 1, 900),
+    # V3's pool starts at 2 MB per worker: 21.5 MB is where parallel pretokenization shows.
+    "versions": Grid(
+        ("v1", "v2", "v3", "v4", "v5", "fastmax"), ("1MB", "21.5MB"), (1000, 5000), 1, 1800
+    ),
+    # What made the post's crossover: its V4 and V5 as published (GC on and off) beside ours.
+    "ablation": Grid(
+        ("v4", "v5", "post_v4", "post_v5", "post_v5_nogc"), ("5MB",), ABLATION_VOCABS, 3, 1200
+    ),
     "beyond": Grid(("v5", "sites", "fast", "hf", "rustbpe"), ("21.5MB",), (5000, 10000), 5, 900),
 }
 
@@ -105,8 +113,8 @@ def run_grid(
         else pd.DataFrame(columns=KEY)
     )
     finished = {tuple(row) for row in done[KEY].itertuples(index=False)}
-    # Versions take turns within each repeat, so a burst of load on a shared machine falls on all
-    # of them alike, not on one version's repeats.
+    # Versions alternate within each repeat, so a change of load on a shared machine falls on
+    # all of them alike and their ratios stay fair.
     cells = [
         (size, vocab, version, repeat)
         for size in sorted(grid.sizes, key=parse_size)
@@ -177,10 +185,10 @@ def append_row(csv_path: Path, row: dict) -> None:
 def check_versions(versions: tuple[str, ...]) -> None:
     """Every version is the course's, an installed library, or an importable ``module:function``."""
     from bpe_course.bench import libraries
-    from bpe_course.trainers import TRAINERS
+    from bpe_course.trainers import ALL_TRAINERS
 
     for version in versions:
-        if version in TRAINERS:
+        if version in ALL_TRAINERS:
             continue
         if version in libraries.LIBRARIES:
             if not libraries.library_available(version):
@@ -190,7 +198,7 @@ def check_versions(versions: tuple[str, ...]) -> None:
         elif ":" in version:
             libraries.load_trainer(version)
         else:
-            known = ", ".join([*TRAINERS, *libraries.LIBRARIES])
+            known = ", ".join([*ALL_TRAINERS, *libraries.LIBRARIES])
             raise BPEInputError(
                 f"unknown version {version!r}; choose one of: {known}, or module:function"
             )

@@ -14,22 +14,20 @@ import sys
 import time
 import warnings
 
-from bpe_course.trainers import TRAINERS, get_trainer
+from bpe_course.trainers import ALL_TRAINERS, get_trainer
 
 
 def peak_rss_mb() -> float:
     """This process's peak resident memory in MB (NaN where the system will not say)."""
     if sys.platform == "win32":
         return _windows_peak_working_set() / 1e6
-    # Linux keeps ru_maxrss across exec, so a worker started by a big harness would report the
-    # harness's size; VmHWM belongs to this program's own memory map.
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
+    if sys.platform == "linux":
+        # Not ru_maxrss: Linux carries it across exec, so a process started from a large one
+        # (a notebook kernel, a test runner) reports its parent's peak. VmHWM starts afresh.
+        with open("/proc/self/status") as status:
+            for line in status:
                 if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1e3  # kB
-    except OSError:
-        pass
+                    return int(line.split()[1]) * 1024 / 1e6
     import resource  # Unix only
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -72,7 +70,7 @@ def run(spec: dict) -> dict:
     (hex) so the harness can say how they compare with ours.
     """
     version = spec["version"]
-    if version in TRAINERS:
+    if version in ALL_TRAINERS:
         return _run_course_version(spec)
     from bpe_course.bench import libraries
 

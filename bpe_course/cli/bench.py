@@ -10,7 +10,7 @@ from bpe_course.errors import BPEInputError
 def add_bench_commands(commands) -> None:
     from bpe_course.bench.harness import GRIDS
     from bpe_course.bench.libraries import LIBRARIES
-    from bpe_course.trainers import VERSIONS
+    from bpe_course.trainers import ALL_TRAINERS
 
     bench = commands.add_parser(
         "bench",
@@ -29,7 +29,7 @@ def add_bench_commands(commands) -> None:
     bench.add_argument(
         "--versions",
         nargs="+",
-        choices=[*VERSIONS, *LIBRARIES],
+        choices=[*ALL_TRAINERS, *LIBRARIES],
         help="override the versions (hf and rustbpe need the bench extra)",
     )
     bench.add_argument(
@@ -46,7 +46,9 @@ def add_bench_commands(commands) -> None:
     bench.add_argument("--repeats", type=int, help="override the repeats")
     bench.add_argument("--timeout", type=float, help="seconds allowed per run")
     bench.add_argument(
-        "--corpus", choices=["tinystories", "generated"], help="default: BPE_COURSE_CORPUS"
+        "--corpus",
+        choices=["tinystories", "stories", "wide"],
+        help="default: BPE_COURSE_CORPUS, else TinyStories if downloaded, else stories",
     )
     bench.add_argument("--workers", type=int, default=2, help="pretokenization processes (V3+)")
     bench.add_argument(
@@ -76,7 +78,11 @@ def add_bench_commands(commands) -> None:
     )
     trace.add_argument("--vocab-size", type=int, default=5000, help="default: 5000")
     trace.add_argument(
-        "--versions", nargs="+", choices=VERSIONS, default=["v4", "v5"], help="default: v4 v5"
+        "--versions",
+        nargs="+",
+        choices=list(ALL_TRAINERS),
+        default=["v4", "v5"],
+        help="default: v4 v5",
     )
     trace.add_argument(
         "--csv", default=None, metavar="PATH", help="default: build/bench/trace-CORPUS-VOCAB.csv"

@@ -22,9 +22,18 @@ def add_data_commands(commands) -> None:
     fetch.add_argument("--url", default=None, help="download from this URL instead (a mirror)")
     fetch.set_defaults(run=run_data_fetch)
     generate = actions.add_parser(
-        "generate", help="write the offline corpus of generated stories (no network needed)"
+        "generate",
+        help="write an offline corpus of real English words (no network needed)",
+        description="Write a corpus generated from the package's word list: children's stories "
+        "shaped like TinyStories (--shape stories, the default) or encyclopedic articles with "
+        "about twelve times the distinct words (--shape wide). Streamed in bounded memory with "
+        "a progress bar; written to a .partial file, renamed when whole. The same seed gives "
+        "the same bytes.",
     )
-    generate.add_argument("--size", required=True, help="like 5MB or 21.5MB (decimal megabytes)")
+    generate.add_argument("--size", required=True, help="like 5MB, 21.5MB or 2.1GB (decimal units)")
+    generate.add_argument(
+        "--shape", default="stories", choices=["stories", "wide"], help="default: stories"
+    )
     generate.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     generate.set_defaults(run=run_data_generate)
     slicing = actions.add_parser(
@@ -46,6 +55,14 @@ def run_data_list(args: argparse.Namespace) -> int:
         size = f"{dataset.size / 1e6:.1f} MB" if dataset.size else "size not published"
         print(f"{dataset.name:<20} {size:<20} {'downloaded' if here else 'not downloaded'}")
         print(f"{'':<20} {dataset.url}\n{'':<20} licence: {dataset.licence}")
+    from bpe_course.corpora.generate import SHAPES
+    from bpe_course.corpora.lexicon import LICENCE, SOURCES
+
+    for shape, (_, description) in SHAPES.items():
+        print(f"{shape:<20} {'generated offline':<20} `data generate --shape {shape}`")
+        print(f"{'':<20} {description}")
+    print(f"{'':<20} words from: " + "; ".join(SOURCES))
+    print(f"{'':<20} licence: {LICENCE}")
     files = sorted(p.name for p in folder.glob("*.txt")) if folder.exists() else []
     print(f"in {folder}: " + (", ".join(files) if files else "no corpus yet"))
     print(folder)
@@ -60,9 +77,11 @@ def run_data_fetch(args: argparse.Namespace) -> int:
 
 
 def run_data_generate(args: argparse.Namespace) -> int:
+    import sys
+
     from bpe_course.corpora.datasets import generated_corpus
 
-    print(generated_corpus(args.size, args.seed))
+    print(generated_corpus(args.size, args.seed, args.shape, progress=sys.stderr.isatty()))
     return 0
 
 

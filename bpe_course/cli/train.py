@@ -8,7 +8,7 @@ import warnings
 
 
 def add_train_command(commands) -> None:
-    from bpe_course.trainers import VERSIONS
+    from bpe_course.trainers import ALL_TRAINERS
 
     train = commands.add_parser(
         "train", help="train a tokenizer on a text file and save it in GPT-2's format"
@@ -31,7 +31,7 @@ def add_train_command(commands) -> None:
         help="a special token; repeat for more (default: none)",
     )
     train.add_argument(
-        "--version", default="v5", choices=VERSIONS, help="which trainer (default: v5)"
+        "--version", default="v5", choices=list(ALL_TRAINERS), help="which trainer (default: v5)"
     )
     train.add_argument(
         "--workers",

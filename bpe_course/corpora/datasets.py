@@ -1,4 +1,4 @@
-"""Corpora: the TinyStories download, the generated offline corpus, and slices of either.
+"""Corpora: the TinyStories download, the generated offline corpora, and slices of any.
 
 Everything lands in ``data/`` (see :mod:`bpe_course.paths`). Files appear whole or not at all:
 each is written to a ``.partial`` file first and renamed only once complete and verified.
@@ -113,21 +113,25 @@ def _writable_data_dir() -> Path:
     return folder
 
 
-# --- The generated corpus ------------------------------------------------------------------------
+# --- The generated corpora ----------------------------------------------------------------------
 
 
-def generated_corpus(size: int | str, seed: int = 0) -> Path:
-    """The offline corpus of ``size`` bytes for ``seed``, generated once and cached in ``data/``."""
-    from bpe_course.corpora.storygen import GENERATOR_VERSION, generate_stories
+def generated_corpus(
+    size: int | str, seed: int = 0, shape: str = "stories", progress: bool | None = None
+) -> Path:
+    """The offline corpus of ``shape`` and ``size`` bytes for ``seed``, generated once (streamed,
+    in bounded memory) and cached in ``data/``. ``progress``: a tqdm bar (default: from 100 MB)."""
+    from bpe_course.corpora.generate import GENERATOR_VERSION, check_shape, write_generated
 
     size = parse_size(size)
-    path = data_dir() / f"generated-{size_label(size)}-seed{seed}-g{GENERATOR_VERSION}.txt"
+    check_shape(shape)
+    name = f"generated-{shape}-{size_label(size)}-seed{seed}-g{GENERATOR_VERSION}.txt"
+    path = data_dir() / name
     if path.exists():
         return path
     _writable_data_dir()
-    # Generate a little more, then cut at a story boundary so the file is exactly one course size.
-    text = generate_stories(size + 2_000, seed)
-    return write_atomically(path, _prefix_on_boundary(text.encode("utf-8"), size).decode("utf-8"))
+    show = size >= 100 * MB if progress is None else progress
+    return write_generated(path, size, shape, seed, progress=show)
 
 
 # --- Slices --------------------------------------------------------------------------------------
@@ -177,28 +181,37 @@ def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
 # --- Which corpus the course uses ----------------------------------------------------------------
 
 
+CORPUS_CHOICES = ("tinystories", "stories", "wide")
+CORPUS_ALIASES = {"generated": "stories"}  # the name of the offline corpus before it had shapes
+
+
 def corpus_source(choice: str | None = None) -> str:
-    """``"tinystories"`` or ``"generated"``: the argument, else ``BPE_COURSE_CORPUS``, else
-    TinyStories when its valid set is already in ``data/``, else the generated corpus."""
+    """``"tinystories"``, ``"stories"`` or ``"wide"``: the argument, else ``BPE_COURSE_CORPUS``,
+    else TinyStories when its valid set is already in ``data/``, else the generated stories."""
     choice = choice or os.environ.get(CORPUS_ENV) or None
     if choice is None:
         valid = data_dir() / DATASETS["tinystories-valid"].filename
-        return "tinystories" if valid.exists() else "generated"
-    if choice not in ("tinystories", "generated"):
-        raise BPEInputError(f"unknown corpus {choice!r}; choose tinystories or generated")
+        return "tinystories" if valid.exists() else "stories"
+    choice = CORPUS_ALIASES.get(choice, choice)
+    if choice not in CORPUS_CHOICES:
+        raise BPEInputError(
+            f"unknown corpus {choice!r}; choose one of: {', '.join(CORPUS_CHOICES)} "
+            "(stories and wide are generated offline)"
+        )
     return choice
 
 
 def course_corpus(size: int | str, choice: str | None = None, seed: int = 0) -> Path:
-    """The course's corpus of ``size`` bytes: a slice of TinyStories valid, or generated stories."""
+    """The course's corpus of ``size`` bytes: a slice of TinyStories valid, or a generated corpus
+    of the shape chosen (see :func:`corpus_source`)."""
     source = corpus_source(choice)
-    if source == "generated":
-        return generated_corpus(size, seed)
+    if source != "tinystories":
+        return generated_corpus(size, seed, shape=source)
     valid = data_dir() / DATASETS["tinystories-valid"].filename
     if not valid.exists():
         raise BPEInputError(
             f"TinyStories is not in {data_dir()}; fetch it with `python -m bpe_course data fetch "
-            "tinystories-valid`, or use the offline corpus (BPE_COURSE_CORPUS=generated)"
+            "tinystories-valid`, or use an offline corpus (BPE_COURSE_CORPUS=stories or wide)"
         )
     return slice_corpus(valid, size)
 
@@ -265,7 +278,7 @@ def fetch(
         reason = getattr(err, "reason", err)
         raise DownloadError(
             f"cannot reach {source} ({reason}). With no network, use the offline corpus: "
-            "BPE_COURSE_CORPUS=generated (the default when TinyStories is not in data/)."
+            "BPE_COURSE_CORPUS=stories (the default when TinyStories is not in data/)."
         ) from None
     with response:
         resumed = response.status == 206

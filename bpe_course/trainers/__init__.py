@@ -12,6 +12,7 @@ from types import ModuleType
 
 from bpe_course import pretokenize
 from bpe_course.errors import BPEInputError
+from bpe_course.reference import post_v4, post_v5, v0_stream
 from bpe_course.trainers import (
     fast,
     fast_max,
@@ -31,10 +32,11 @@ class Trainer:
     title: str  # what a figure or a table calls it
     module: ModuleType  # where its merge loop lives (the notebooks show its source)
     parallel: bool  # pretokenize on several processes
+    loop: str = "merge_loop"  # the merge loop's name in the module
 
     @property
     def merge_loop(self) -> MergeLoop:
-        return self.module.merge_loop
+        return getattr(self.module, self.loop)
 
     @property
     def count_words(self) -> Callable[..., dict[bytes, int]]:
@@ -58,11 +60,26 @@ TRAINERS: dict[str, Trainer] = {
 
 VERSIONS: tuple[str, ...] = tuple(TRAINERS)
 
+# Not course versions: designs the course measures itself against (bpe_course.reference), exact
+# like the versions, run by the same API, benchmark and tests.
+REFERENCE_TRAINERS: dict[str, Trainer] = {
+    t.name: t
+    for t in [
+        Trainer("v0", "V0 pretoken stream (as minbpe)", v0_stream, parallel=False),
+        Trainer("post_v4", "V4 as in the V1-V5 post", post_v4, parallel=True),
+        Trainer("post_v5", "V5 as in the V1-V5 post", post_v5, parallel=True),
+        Trainer(
+            "post_v5_nogc", "post's V5, GC off", post_v5, parallel=True, loop="merge_loop_gc_off"
+        ),
+    ]
+}
+ALL_TRAINERS: dict[str, Trainer] = {**TRAINERS, **REFERENCE_TRAINERS}
+
 
 def get_trainer(version: str) -> Trainer:
     """The trainer registered as ``version``, or a clear error listing the known names."""
     try:
-        return TRAINERS[version]
+        return ALL_TRAINERS[version]
     except (KeyError, TypeError):
-        known = ", ".join(VERSIONS)
+        known = ", ".join(ALL_TRAINERS)
         raise BPEInputError(f"unknown version {version!r}; choose one of: {known}") from None
