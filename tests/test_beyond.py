@@ -79,7 +79,7 @@ def test_a_readers_trainer_is_drawn_beside_v4_and_v5() -> None:
         for vocab in (1000, 2000):
             extra.append({**t.iloc[0].to_dict(), "version": version, "vocab_size": vocab})
     figures = draw_all(pd.concat([t, pd.DataFrame(extra)], ignore_index=True))
-    labels = [line.get_label() for line in figures["beside_v4_v5_total"].axes[0].get_lines()]
+    labels = [line.get_label() for line in figures["beside_v4_v5"].axes[0].get_lines()]
     assert {"V4", "V5", "mine:train"} <= set(labels)
 
 

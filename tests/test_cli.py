@@ -123,7 +123,7 @@ def test_bench_then_plot(data_folder, tmp_path, capsys) -> None:
     out = tmp_path / "figs"
     assert main(["plot", str(csv), "-o", str(out)]) == 0
     names = {p.name for p in out.iterdir()}
-    for stem in ("crossover_merge", "ratio_heatmap_total", "scaling_merge"):
+    for stem in ("crossover", "ratio_heatmap_total", "scaling_merge"):
         assert {f"{stem}.svg", f"{stem}.png", f"{stem}.csv"} <= names
 
 

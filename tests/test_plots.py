@@ -76,6 +76,7 @@ def grid_table() -> pd.DataFrame:
                         "status": "ok",
                         "merge_s": seconds,
                         "total_s": seconds + 0.1,
+                        "pretokenize_s": 0.1,
                         "words": int(size**0.5),
                         "machine": "test",
                     }
@@ -96,11 +97,11 @@ def test_ratio_speedups_and_slopes_are_computed_from_the_table() -> None:
 def test_draw_all_titles_name_corpus_and_machine(tmp_path) -> None:
     figures = draw_all(grid_table())
     assert set(figures) == {
-        "crossover_merge",
-        "crossover_total",
+        "crossover",
         "ratio_heatmap_merge",
         "ratio_heatmap_total",
         "speedups",
+        "phases",
         "scaling_merge",
         "scaling_total",
     }
@@ -122,3 +123,70 @@ def test_per_merge_trace_and_figure(tmp_path) -> None:
     assert v4["heap_size"].isna().all() and (v5["heap_size"] >= v5["live_pairs"]).all()
     fig = plot_per_merge(trace, "test")
     assert fig.axes[0].get_title() == "test"
+
+
+def repeated(times: dict[str, list[list[float]]], vocabs=(500, 1000, 2000, 4000)) -> pd.DataFrame:
+    """A table with several repeats per cell: ``times[version][i]`` are the repeats at vocabs[i]."""
+    rows = []
+    for version, per_vocab in times.items():
+        for vocab, repeats in zip(vocabs, per_vocab):
+            for repeat, seconds in enumerate(repeats):
+                rows.append(
+                    {
+                        "corpus": "generated",
+                        "size_bytes": 10**6,
+                        "size": "1MB",
+                        "vocab_size": vocab,
+                        "version": version,
+                        "repeat": repeat,
+                        "status": "ok",
+                        "merge_s": seconds,
+                        "machine": "test",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_a_crossover_needs_ranges_apart_on_both_sides() -> None:
+    from bpe_course.plots import clear_crossover, describe_crossover, repeat_ranges
+
+    v4 = [[1.0, 1.1, 1.2], [2.0, 2.1, 2.2], [4.0, 4.1, 4.2], [8.0, 8.1, 8.2]]
+    # V5 clearly slower at 500, clearly faster from 2000: a resolved crossover.
+    v5 = [[1.5, 1.6, 1.7], [2.0, 2.3, 2.4], [3.0, 3.1, 3.2], [4.0, 4.1, 4.2]]
+    found = clear_crossover(repeat_ranges(repeated({"v4": v4, "v5": v5})), "v4", "v5")
+    assert found["slower"] == [500] and found["overlap"] == [1000]
+    assert found["faster_from"] == 2000 and found["crossover"] is None  # 1000 overlaps: unresolved
+    assert "no crossover is resolved" in describe_crossover(found, "v4", "v5")
+    v5[1] = [2.5, 2.6, 2.7]  # now clearly slower at 1000 too
+    found = clear_crossover(repeat_ranges(repeated({"v4": v4, "v5": v5})), "v4", "v5")
+    assert found["faster_from"] == 2000 and 1000 < found["crossover"] < 2000
+    # Medians that cross while the ranges overlap are no crossover at all.
+    noisy = [[0.5, 1.1, 3.0], [1.0, 2.0, 5.0], [2.0, 4.2, 9.0], [4.0, 8.3, 20.0]]
+    found = clear_crossover(repeat_ranges(repeated({"v4": v4, "v5": noisy})), "v4", "v5")
+    assert found["faster_from"] is None and found["crossover"] is None
+
+
+def test_cumulative_time_and_where_one_overtakes() -> None:
+    from bpe_course.plots import overtakes, plot_cumulative
+
+    merges = list(range(1, 11))
+    slow = [1.0] * 10  # 1 s per merge
+    fast = [3.0, 3.0] + [0.1] * 8  # a costly start, then cheap: ahead from merge 7 on
+    trace = pd.DataFrame(
+        {"version": ["v4"] * 10 + ["v5"] * 10, "merge": merges * 2, "seconds": slow + fast}
+    )
+    assert overtakes(trace, "v4", "v5") == 7  # 6.5 s after 7 merges, against 7 s
+    assert overtakes(trace, "v5", "v4") is None
+    fig = plot_cumulative(trace, "test")
+    assert [line.get_label() for line in fig.axes[0].lines] == ["V4", "V5"]
+
+
+def test_one_colour_per_version_everywhere() -> None:
+    from bpe_course.plots import version_color
+
+    fig = plot_crossover(synthetic_table(), versions=("v5",))
+    alone = fig.axes[0].lines[0].get_color()
+    fig = plot_crossover(synthetic_table(), versions=("v4", "v5"))
+    beside = [line.get_color() for line in fig.axes[0].lines if line.get_label() == "V5"]
+    assert alone == beside[0] == version_color("v5")
+    assert version_color("my_trainer") == version_color("my_trainer")  # stable for any name

@@ -1,0 +1,204 @@
+"""Time against vocab size: where two versions cross, with the spread of the repeats."""
+
+from __future__ import annotations
+
+from bpe_course.plots import METRIC_NAMES, describe, median_times, version_color, version_label
+
+
+def crossover_vocab(vocab_sizes, slow_minus_fast) -> float | None:
+    """Where ``slow_minus_fast`` (V5 time minus V4 time, by vocab size) first turns from >= 0 to < 0,
+    by linear interpolation between grid points; None when it never does."""
+    points = list(zip(vocab_sizes, slow_minus_fast))
+    for (v0, d0), (v1, d1) in zip(points, points[1:]):
+        if d0 >= 0 > d1:
+            return v0 + (v1 - v0) * d0 / (d0 - d1)
+    return None
+
+
+def ratio_grid(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
+    """Median ``versions[1]`` time / ``versions[0]`` time, as a (corpus size x vocab size) table."""
+    medians = median_times(table, metric)
+    wide = medians.pivot_table(index=["size_bytes", "size"], columns=["vocab_size", "version"])[
+        metric
+    ]
+    ratio = wide.xs(versions[1], axis=1, level="version") / wide.xs(
+        versions[0], axis=1, level="version"
+    )
+    return ratio.droplevel("size_bytes").sort_index(axis=1)
+
+
+def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
+    """Heat map of the time ratio over vocab size x corpus size, ratio 1 (the crossover) as a contour."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.colors import LogNorm
+
+    ratio = ratio_grid(table, metric, versions)
+    values = ratio.to_numpy(dtype=float)
+    spread = max(2.0, float(np.nanmax(np.abs(np.log(values)))) if values.size else 2.0)
+    fig, ax = plt.subplots(figsize=(1.0 + 0.62 * len(ratio.columns), 1.4 + 0.55 * len(ratio)))
+    image = ax.imshow(
+        values,
+        cmap="RdBu_r",
+        norm=LogNorm(np.exp(-spread), np.exp(spread)),
+        aspect="auto",
+        origin="lower",
+    )
+    for (row, col), value in np.ndenumerate(values):
+        if np.isfinite(value):
+            ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize=7)
+    if values.shape[0] > 1 and values.shape[1] > 1 and np.nanmin(values) < 1 < np.nanmax(values):
+        ax.contour(values, levels=[1.0], colors="black", linewidths=1.5)
+    ax.set_xticks(range(len(ratio.columns)), [f"{v:,}" for v in ratio.columns], rotation=45)
+    ax.set_yticks(range(len(ratio)), list(ratio.index))
+    ax.set_xlabel("vocab size")
+    ax.set_ylabel("corpus size")
+    bar = fig.colorbar(image, ax=ax, label=f"{versions[1].upper()} / {versions[0].upper()} time")
+    ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10) if np.exp(-spread) <= t <= np.exp(spread)]
+    bar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
+    bar.minorticks_off()
+    ax.set_title(
+        f"{versions[1].upper()}/{versions[0].upper()} {METRIC_NAMES.get(metric, metric)} time "
+        f"(blue: {versions[1].upper()} faster; line: ratio 1)\n{describe(table)}",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def repeat_ranges(table, metric: str = "merge_s"):
+    """Min, median and max of ``metric`` over the repeats, per (corpus size, vocab, version)."""
+    ok = table[table["status"] == "ok"]
+    grouped = ok.groupby(["size_bytes", "size", "vocab_size", "version"])[metric]
+    out = grouped.agg(["min", "median", "max", "count"]).reset_index()
+    return out
+
+
+def clear_crossover(ranges, slow: str, fast: str) -> dict:
+    """Where ``fast`` overtakes ``slow`` on one corpus size, counting only clear differences.
+
+    ``ranges`` is :func:`repeat_ranges` for one corpus size. At each vocab size the two are
+    "apart" only when their min-max ranges over the repeats do not overlap. Returned: the vocab
+    sizes where ``fast`` is clearly faster and clearly slower, ``faster_from`` (the smallest vocab
+    size from which ``fast`` is clearly faster at every larger one measured), and ``crossover``:
+    where the medians cross, interpolated, only when ``fast`` is clearly slower just before
+    ``faster_from`` (else None: no crossover is resolved by the measurements).
+    """
+    by_version = {v: part.set_index("vocab_size") for v, part in ranges.groupby("version")}
+    a, b = by_version.get(slow), by_version.get(fast)
+    result = {"faster": [], "slower": [], "overlap": [], "faster_from": None, "crossover": None}
+    if a is None or b is None:
+        return result
+    vocabs = sorted(a.index.intersection(b.index))
+    for vocab in vocabs:
+        if b.loc[vocab, "max"] < a.loc[vocab, "min"]:
+            result["faster"].append(vocab)
+        elif b.loc[vocab, "min"] > a.loc[vocab, "max"]:
+            result["slower"].append(vocab)
+        else:
+            result["overlap"].append(vocab)
+    tail = []
+    for vocab in reversed(vocabs):
+        if vocab not in result["faster"]:
+            break
+        tail.append(vocab)
+    if tail:
+        result["faster_from"] = min(tail)
+        before = [v for v in vocabs if v < result["faster_from"]]
+        if before and before[-1] in result["slower"]:
+            low, high = before[-1], result["faster_from"]
+            diffs = [b.loc[v, "median"] - a.loc[v, "median"] for v in (low, high)]
+            result["crossover"] = crossover_vocab([low, high], diffs)
+    return result
+
+
+def describe_crossover(result: dict, slow: str, fast: str) -> str:
+    """One sentence for :func:`clear_crossover`'s result, naming the versions."""
+    s, f = version_label(slow), version_label(fast)
+    if result["crossover"] is not None:
+        return (
+            f"{f} is clearly slower up to vocab {max(result['slower']):,}, clearly faster from "
+            f"{result['faster_from']:,}: they cross near {result['crossover']:,.0f}"
+        )
+    if result["faster_from"] is not None and not result["slower"] and not result["overlap"]:
+        return f"{f} is clearly faster than {s} at every vocab size measured"
+    if result["faster_from"] is not None:
+        return (
+            f"{f} is clearly faster from vocab {result['faster_from']:,}; below it the repeats "
+            "overlap, so no crossover is resolved"
+        )
+    if result["slower"] and not result["faster"]:
+        return f"{f} is never clearly faster than {s} here"
+    return f"the repeats of {s} and {f} overlap: no clear winner"
+
+
+def plot_crossover(
+    table,
+    metric: str = "merge_s",
+    versions: tuple[str, ...] = ("v4", "v5"),
+    metrics: tuple[str, ...] | None = None,
+):
+    """Time against vocab size: one panel per corpus size (and per metric, one row each, when
+    ``metrics`` is given): the median of the repeats as a line, their min-max as a band. With
+    two versions, a crossover is marked only where the repeats say so (:func:`clear_crossover`).
+    """
+    import matplotlib.pyplot as plt
+
+    metrics = metrics or (metric,)
+    ok = table[(table["status"] == "ok") & table["version"].isin(versions)]
+    sizes = sorted(ok["size_bytes"].unique())
+    columns = max(1, len(sizes))
+    fig, axes = plt.subplots(
+        len(metrics), columns, figsize=(3.3 * columns, 2.9 * len(metrics)), squeeze=False
+    )
+    for row, name in enumerate(metrics):
+        ranges = repeat_ranges(ok, name)
+        for ax, size_bytes in zip(axes[row], sizes):
+            part = ranges[ranges["size_bytes"] == size_bytes]
+            for version in versions:
+                curve = part[part["version"] == version].sort_values("vocab_size")
+                if curve.empty:
+                    continue
+                color = version_color(version)
+                ax.fill_between(
+                    curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.25, lw=0
+                )
+                ax.plot(
+                    curve["vocab_size"],
+                    curve["median"],
+                    marker="o",
+                    ms=2.5,
+                    lw=1.2,
+                    color=color,
+                    label=version_label(version),
+                )
+            if len(versions) == 2:
+                found = clear_crossover(part, *versions)
+                if found["crossover"] is not None:
+                    ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)
+                    ax.annotate(
+                        f"crossover ≈ {found['crossover']:,.0f}",
+                        (found["crossover"], 1.0),
+                        xycoords=("data", "axes fraction"),
+                        xytext=(3, -10),
+                        textcoords="offset points",
+                        fontsize=7,
+                    )
+            ax.set_title(
+                f"{part['size'].iloc[0] if len(part) else ''}, {METRIC_NAMES.get(name, name)}",
+                fontsize=8,
+            )
+            ax.set_ylim(bottom=0)
+            ax.tick_params(labelsize=7)
+            if row == len(metrics) - 1:
+                ax.set_xlabel("vocab size", fontsize=8)
+        axes[row][0].set_ylabel("seconds", fontsize=8)
+    if sizes:
+        axes[0][0].legend(fontsize=7)
+    fig.suptitle(
+        f"{' vs '.join(version_label(v) for v in versions)}: median of repeats, band = min to max"
+        f"\n{describe(table)}",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig

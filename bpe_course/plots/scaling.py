@@ -1,0 +1,147 @@
+"""Every version against V1, time against corpus size, and where the time goes."""
+
+from __future__ import annotations
+
+from bpe_course.plots import METRIC_NAMES, describe, median_times, version_color, version_label
+
+
+def speedups(table, metric: str = "total_s", size_bytes: int | None = None, vocab_size=None):
+    """Speed-up of each version over V1 (median times) at one corpus size and vocab size."""
+    medians = median_times(table, metric)
+    if size_bytes is not None:
+        medians = medians[medians["size_bytes"] == size_bytes]
+    if vocab_size is not None:
+        medians = medians[medians["vocab_size"] == vocab_size]
+    times = medians.groupby("version")[metric].median()
+    return times["v1"] / times
+
+
+def plot_speedups(table, size_mb: float, vocab_size: int, metric: str = "total_s"):
+    """Speed-up over V1 of every version at one configuration, ours beside the V1-V5 post's."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from bpe_course.reference.published import POST_SECONDS, V1_V5_POST, post_speedups
+
+    ours = speedups(table, metric, round(size_mb * 1_000_000), vocab_size)
+    theirs = post_speedups(size_mb, vocab_size) if (size_mb, vocab_size) in POST_SECONDS else {}
+    versions = sorted(ours.index, key=lambda v: (v == "fastmax", v))
+    x = np.arange(len(versions))
+    fig, ax = plt.subplots(figsize=(1.2 + 1.0 * len(versions), 3.6))
+    bars = [
+        ax.bar(x - 0.2, [ours.get(v, np.nan) for v in versions], 0.4, label="this course"),
+        ax.bar(x + 0.2, [theirs.get(v, np.nan) for v in versions], 0.4, label="V1-V5 post"),
+    ]
+    for group in bars:
+        ax.bar_label(group, fmt="%.0fx", fontsize=7, padding=1)
+    ax.set_yscale("log")
+    ax.set_xticks(x, [version_label(v) for v in versions])
+    ax.set_ylabel(f"speed-up over V1 ({METRIC_NAMES.get(metric, metric)})")
+    ax.legend(fontsize=8)
+    ax.set_title(
+        f"Speed-up over V1, {size_mb:g} MB, vocab {vocab_size:,}: {describe(table)}\n"
+        f"post: {V1_V5_POST}",
+        fontsize=8,
+    )
+    fig.tight_layout()
+    return fig
+
+
+# What the course claims each version's time grows like, in corpus size N (W grows like N^beta by
+# Heaps' law, so a loop over all words grows like W, not N).
+CLAIMED_GROWTH = {
+    "pretokenize_s": "N (every byte is read once)",
+    "merge_s": "V1, V2: m W L (every word, every merge); V4: m P + sum of A L; V5: (P + sum of A L) log P",
+    "total_s": "pretokenization (N) + the merge loop (above)",
+}
+
+
+def scaling_slopes(table, metric: str = "merge_s", vocab_size: int | None = None):
+    """Least-squares slope of log(time) against log(corpus bytes), per version (and of W)."""
+    import numpy as np
+
+    ok = table[table["status"] == "ok"]
+    if vocab_size is not None:
+        ok = ok[ok["vocab_size"] == vocab_size]
+    slopes = {}
+    for version, part in ok.groupby("version"):
+        by_size = part.groupby("size_bytes")[metric].median()
+        if len(by_size) >= 2:
+            slopes[version] = float(np.polyfit(np.log(by_size.index), np.log(by_size.values), 1)[0])
+    words = ok.groupby("size_bytes")["words"].median()
+    if len(words) >= 2:
+        slopes["W"] = float(np.polyfit(np.log(words.index), np.log(words.values), 1)[0])
+    return slopes
+
+
+def plot_scaling(table, metric: str = "merge_s", vocab_size: int | None = None):
+    """Time against corpus size, log-log, per version, with fitted slopes and the claimed growth."""
+    import matplotlib.pyplot as plt
+
+    ok = table[table["status"] == "ok"]
+    if vocab_size is None:
+        vocab_size = int(ok["vocab_size"].max())
+    ok = ok[ok["vocab_size"] == vocab_size]
+    slopes = scaling_slopes(ok, metric)
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    for version, part in ok.groupby("version"):
+        by_size = part.groupby("size_bytes")[metric].median()
+        label = version_label(version)
+        if version in slopes:
+            label += f": slope {slopes[version]:.2f}"
+        ax.plot(by_size.index / 1e6, by_size.values, marker="o", label=label)
+    from matplotlib.ticker import LogLocator, ScalarFormatter
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(plt.NullFormatter())
+    ax.set_xlabel("corpus size (MB)")
+    ax.set_ylabel(f"{METRIC_NAMES.get(metric, metric)} time (s)")
+    note = f"expected growth: {CLAIMED_GROWTH[metric]}" if metric in CLAIMED_GROWTH else ""
+    if "W" in slopes:
+        note += f"\nmeasured: distinct words W grow like N^{slopes['W']:.2f} (Heaps' law)"
+    fig.text(0.01, 0.0, note, va="top", fontsize=7)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(
+        f"{METRIC_NAMES.get(metric, metric).capitalize()} time against corpus size, vocab "
+        f"{vocab_size:,}\n{describe(table)}",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def plot_phases(table, size_bytes: int, vocab_size: int):
+    """Where the time goes: pretokenization and merge loop, stacked, per version (medians)."""
+    import matplotlib.pyplot as plt
+
+    ok = table[
+        (table["status"] == "ok")
+        & (table["size_bytes"] == size_bytes)
+        & (table["vocab_size"] == vocab_size)
+    ]
+    medians = ok.groupby("version")[["pretokenize_s", "merge_s"]].median()
+    medians = medians.loc[sorted(medians.index, key=lambda v: (v == "fastmax", v))]
+    labels = [version_label(v) for v in medians.index]
+    fig, ax = plt.subplots(figsize=(1.4 + 0.9 * len(medians), 3.4))
+    ax.bar(labels, medians["pretokenize_s"], color="#bbbbbb", label="pretokenize")
+    ax.bar(
+        labels,
+        medians["merge_s"],
+        bottom=medians["pretokenize_s"],
+        color=[version_color(v) for v in medians.index],
+        label="merge loop",
+    )
+    ax.set_yscale("log")
+    ax.set_ylabel("seconds (median), stacked")
+    ax.legend(fontsize=8)
+    ax.set_title(
+        f"Where the time goes, {ok['size'].iloc[0] if len(ok) else ''}, vocab {vocab_size:,}"
+        f"\n{describe(table)}",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,82 @@
+"""One training run merge by merge: what each merge costs, and the time so far."""
+
+from __future__ import annotations
+
+
+def plot_per_merge(trace, title: str = "", window: int = 25):
+    """Words touched and time per merge across training (V4 and V5), the crossover's cause.
+
+    ``trace`` is :func:`bpe_course.bench.merge_trace`'s table; lines are rolling medians over
+    ``window`` merges (single merges are too noisy to read).
+    """
+    import matplotlib.pyplot as plt
+
+    from bpe_course.reference.published import POST_WORDS_TOUCHED
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.5, 5.5), sharex=True)
+    first = trace[trace["version"] == trace["version"].iloc[0]]
+    top.plot(first["merge"], first["words_touched"], lw=0.6, color="grey", alpha=0.5)
+    top.plot(
+        first["merge"],
+        first["words_touched"].rolling(window, min_periods=1).median(),
+        color="black",
+        label="words touched (A), our corpus",
+    )
+    for label, typical in POST_WORDS_TOUCHED:
+        low, high = (int(x) for x in label.split("-"))
+        top.hlines(typical, low, high, colors="tab:red", linestyles=":", lw=1.5)
+    top.plot([], [], "r:", label="post's typical A (TinyStories, W ≈ 100k)")
+    top.set_yscale("log")
+    top.set_ylabel("words touched")
+    top.legend(fontsize=7)
+    for version, part in trace.groupby("version"):
+        microseconds = part["seconds"].iloc[1:] * 1e6  # the first merge also paid the set-up
+        bottom.plot(
+            part["merge"].iloc[1:],
+            microseconds.rolling(window, min_periods=1).median(),
+            label=version.upper(),
+        )
+    bottom.set_yscale("log")
+    bottom.set_ylabel("time per merge (µs)")
+    bottom.set_xlabel("merge number")
+    bottom.set_xlim(1, trace["merge"].max())
+    bottom.legend(fontsize=8)
+    top.set_title(title or "Per-merge cost across training", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_cumulative(trace, title: str = ""):
+    """Time spent so far against merge number, per version, from one traced run: where one
+    version's total overtakes another's within a single training."""
+    import matplotlib.pyplot as plt
+
+    from bpe_course.plots import version_color, version_label
+
+    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    for version, part in trace.groupby("version", sort=False):
+        ax.plot(
+            part["merge"],
+            part["seconds"].cumsum(),
+            color=version_color(version),
+            label=version_label(version),
+        )
+    ax.set_xlabel("merge number")
+    ax.set_ylabel("merge-loop time so far (s)")
+    ax.set_xlim(0, trace["merge"].max())
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.set_title(title or "Cumulative merge-loop time", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def overtakes(trace, slow: str, fast: str) -> int | None:
+    """The merge after which ``fast`` has spent less time than ``slow`` for good (None: never)."""
+    a = trace[trace["version"] == slow].set_index("merge")["seconds"].cumsum()
+    b = trace[trace["version"] == fast].set_index("merge")["seconds"].cumsum()
+    ahead = (b < a).reindex(a.index.intersection(b.index))
+    if ahead.empty or not ahead.iloc[-1]:
+        return None
+    behind = ahead[~ahead]
+    return int(ahead.index[0]) if behind.empty else int(behind.index[-1]) + 1
