@@ -162,8 +162,8 @@ def test_bring_your_own_trainer(tmp_path, data_folder, monkeypatch, capsys) -> N
     args += ["--trainer", "reader_bpe:train_bpe", "--trainer", "reader_bpe:swapped"]
     assert main([*args, "--csv", str(csv)]) == 0
     out = capsys.readouterr().out
-    assert "reader_bpe:train_bpe at 0.03MB, vocab 300: merges equal to the course's" in out
-    assert "reader_bpe:swapped at 0.03MB, vocab 300: 2 first merges equal, 43 of 43 shared; " in out
+    assert "reader_bpe:train_bpe on stories 0.03MB, vocab 300: merges equal to the course's" in out
+    assert "reader_bpe:swapped on stories 0.03MB, vocab 300: 2 first merges equal, 43 of 43 " in out
     assert "first difference at merge 3: ours" in out
     table = pd.read_csv(csv)
     assert set(table["version"]) == {"v4", "v5", "reader_bpe:train_bpe", "reader_bpe:swapped"}

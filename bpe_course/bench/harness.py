@@ -230,12 +230,13 @@ def compare_outside(merges_hex: list, ours: list[tuple[bytes, bytes]]) -> dict:
 
 
 def summarize(table: pd.DataFrame) -> pd.DataFrame:
-    """Median merge-loop and end-to-end seconds per (size, vocab), one column per version."""
+    """Median merge-loop and end-to-end seconds per (corpus, size, vocab), one column per version
+    (a CSV may hold several corpora: the stories and the wide shape at the same size)."""
     ok = table[table["status"] == "ok"]
     if ok.empty:
         return pd.DataFrame()
     wide = ok.pivot_table(
-        index=["size", "vocab_size"],
+        index=["corpus", "size", "vocab_size"],
         columns="version",
         values=["merge_s", "total_s"],
         aggfunc="median",

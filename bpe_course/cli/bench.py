@@ -134,8 +134,8 @@ def outside_report(table) -> list[str]:
         return []
     lines = []
     outside = table[table["merges_equal"].notna()]
-    for row in outside.drop_duplicates(["version", "size", "vocab_size"]).itertuples():
-        where = f"{row.version} at {row.size}, vocab {row.vocab_size}"
+    for row in outside.drop_duplicates(["corpus", "version", "size", "vocab_size"]).itertuples():
+        where = f"{row.version} on {row.corpus} {row.size}, vocab {row.vocab_size}"
         if bool(row.merges_equal):
             lines.append(f"{where}: merges equal to the course's")
         else:

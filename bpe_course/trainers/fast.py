@@ -22,16 +22,18 @@ Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs)
 Memory: five integers per byte of the distinct words (not of the corpus).
 Pretokenization counts space-delimited pieces first (:mod:`bpe_course.pieces`).
 
-What each change paid, measured side by side (``notebooks/results/beyond_generated.csv``: each run
-in a fresh process, versions in turn, medians of 5 on a shared 2-core machine, 2 workers, 21.5 MB
-generated stories, vocab 5,000 and 10,000; notebook 12 draws it):
+What each change paid, measured side by side (``notebooks/results/beyond.csv``: each run in a fresh
+process, versions in turn within each repeat, 2 workers, on a 2-core machine shared with other
+work; medians of 5 on the 21.5 MB stories at vocab 5,000 / 10,000, of 3 on the 21.5 MB wide
+corpus at vocab 5,000; notebook 12 draws the waterfalls):
 
-- counting pieces before the pattern: pretokenization 2.9 and 4.0 s (V5) to 1.4 and 1.7 s;
-- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.72 and 1.13 s
-  (V5) to 0.36 and 0.59 s;
-- this module's flat arrays: 0.33 and 0.49 s on the stories, where most merges are small; on a
-  text with 19x the stories' distinct words (249,000) at 21 MB and vocab 5,000 the merge loop went
-  from 15 s (V5) and 5.0 s (sites) to 2.0 to 2.5 s, one process, same machine.
+- counting pieces before the pattern: pretokenization 1.6 / 2.7 s (V5's pattern) to 1.2 / 0.8 s
+  on the stories; on the wide corpus it did not pay (3.3 s to 3.9 s): its distinct pieces are
+  many, and each worker runs the pattern on all of its own;
+- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.71 / 0.84 s
+  (V5) to 0.32 / 0.42 s on the stories, 13.5 s to 4.1 s on the wide corpus;
+- this module's flat arrays: 0.25 / 0.36 s on the stories, where most merges are small, and
+  1.9 s on the wide corpus, where the first merges touch most of its 163,000 words.
 """
 
 from __future__ import annotations
@@ -201,18 +203,18 @@ class FlatWords:
         """Counts of the pairs made, and their positions (in order) into ``where``."""
         if len(made) == 0:
             return {}
-        unique, inverse = np.unique(made, return_inverse=True)
-        totals = np.bincount(inverse, weights=weights).astype(np.int64)
-        order = np.argsort(inverse, kind="stable")
-        ends = np.cumsum(np.bincount(inverse)).tolist()
+        # one stable sort: pairs in groups, each group's positions still in order
+        order = np.argsort(made, kind="stable")
+        codes, starts = _runs(made[order])
+        totals = np.add.reduceat(weights[order], starts).tolist()
         positions = at[order].tolist()  # one list, sliced per pair: no array per pair
-        codes = unique.tolist()
+        ends = [*starts[1:].tolist(), len(positions)]
         where = self.where
         start = 0
         for code, end in zip(codes, ends):
             where[code] = positions[start:end]
             start = end
-        return dict(zip(codes, totals.tolist()))
+        return dict(zip(codes, totals))
 
     def words_with(self, sites) -> int:
         owner = self.owner
@@ -238,10 +240,15 @@ def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:
 def _sum_by_code(codes: np.ndarray, weights: np.ndarray) -> tuple[list, list]:
     if len(codes) == 0:
         return [], []
-    unique, inverse = np.unique(codes, return_inverse=True)
-    # float64 sums are exact below 2**53, far beyond any corpus's pair count
-    totals = np.bincount(inverse, weights=weights)
-    return unique.tolist(), totals.astype(np.int64).tolist()
+    order = np.argsort(codes)
+    unique, starts = _runs(codes[order])
+    return unique, np.add.reduceat(weights[order], starts).tolist()
+
+
+def _runs(ordered: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct values of a sorted array (as a list) and where each run of them starts."""
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    return ordered[starts].tolist(), starts
 
 
 def merge_loop(

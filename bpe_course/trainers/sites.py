@@ -1,6 +1,7 @@
 """Sites: V5's heap, but each merge touches only the pairs around its merge sites.
 
-Change from V5 (measured in notebook 12; :mod:`~bpe_course.trainers.fast` goes one step further):
+Change from V5 (measured in notebook 12 and in :mod:`~bpe_course.trainers.fast`'s docstring, which
+goes one step further):
 
 1. **Merge sites, not whole words.** V5 rewrites a word by building its old and new pair lists and
    diffing them as sets. Here a merge finds its sites with ``str.find`` and updates only the pairs
