@@ -108,9 +108,8 @@ def main(argv: list[str] | None = None) -> None:
     }
     samples, result = sample_run(spec, args.interval)
     table = pd.DataFrame(samples)
-    command = " ".join(
-        ["python -m bpe_course.bench.memory", *(sys.argv[1:] if argv is None else argv)]
-    )
+    arguments = sys.argv[1:] if argv is None else argv
+    command = shlex.join(["python", "-m", "bpe_course.bench.memory", *arguments])
     extra = {"version": args.version, "corpus": corpus.name, "command": command, "note": args.note}
     for key, value in {**result, **extra}.items():
         table[key] = value
