@@ -36,6 +36,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import islice
 from pathlib import Path
 
 import regex
@@ -82,15 +83,20 @@ class PieceCounter:
         self.pieces: Counter[bytes] = Counter()
         self.direct: Counter[str] = Counter()
         self._space: dict[bytes, bool] = {}
+        self._before: set[bytes] = set()  # whitespace characters that end some piece seen
 
     def add(self, data: bytes) -> None:
         """Count the pieces of one UTF-8 text (all of it: a text is never cut inside)."""
-        counts = Counter(data.split(b" "))
+        pieces = self.pieces
+        known = len(pieces)
+        pieces.update(data.split(b" "))  # an iterable, not a mapping: counted in C, in place
+        if len(pieces) > known:  # keys keep their order: the new pieces are the last ones
+            self._learn_tails(list(islice(reversed(pieces), len(pieces) - known)))
         space = data.find(b" ")
         first = data if space < 0 else data[:space]
-        counts[first] -= 1  # counted below without the space that the others have
+        pieces[first] -= 1  # counted below without the space that the others have
         first_done = False
-        invalid = self._unsafe_spaces(data, counts)
+        invalid = self._unsafe_spaces(data)
         k = 0
         while k < len(invalid):
             start = data.rfind(b" ", 0, invalid[k])  # the cut before the piece left of the space
@@ -105,11 +111,22 @@ class PieceCounter:
                 first_done = True
                 glued = glued[1:]  # the first piece was taken off already
             for piece in glued:
-                counts[piece] -= 1
+                pieces[piece] -= 1
             self._add_segment(data[max(start, 0) : end])
         if not first_done:
             self._add_segment(first)
-        self.pieces.update(counts)
+
+    def _learn_tails(self, new: list[bytes]) -> None:
+        """Note the whitespace characters that end one of ``new`` (pieces not seen before): only
+        those can stand before a space that is not a cut."""
+        is_space = self._is_space
+        tails = {piece[-1] for piece in new if piece}  # last bytes: a few dozen at most
+        self._before.update(bytes((t,)) for t in tails if t < 0x80 and is_space(bytes((t,))))
+        if any(t >= 0x80 for t in tails):  # some piece ends in a multi-byte character
+            ends = {_last_char(piece) for piece in new if piece and piece[-1] >= 0x80}
+            self._before.update(char for char in ends if is_space(char))
+        if b"" in new:  # an empty piece: a space before a space, or at an edge
+            self._before.add(b" ")
 
     def _add_segment(self, segment: bytes) -> None:
         text = segment.decode("utf-8")
@@ -124,17 +141,11 @@ class PieceCounter:
             known = self._space[char] = _WHITESPACE.fullmatch(decoded) is not None
         return known
 
-    def _unsafe_spaces(self, data: bytes, counts: Counter[bytes]) -> list[int]:
+    def _unsafe_spaces(self, data: bytes) -> list[int]:
         """Indexes of the spaces that may not be cuts: whitespace (or the start) before them, and
-        whitespace, the end or a special token after them. A superset is safe; a miss is not."""
-        is_space = self._is_space
-        tails = {piece[-1] for piece in counts if piece}  # last bytes: a few dozen at most
-        before = {bytes((t,)) for t in tails if t < 0x80 and is_space(bytes((t,)))}
-        if any(t >= 0x80 for t in tails):  # some piece ends in a multi-byte character
-            ends = {_last_char(piece) for piece in counts if piece and piece[-1] >= 0x80}
-            before.update(char for char in ends if is_space(char))
-        if b"" in counts:  # an empty piece: a space before a space, or at an edge
-            before.add(b" ")
+        whitespace, the end or a special token after them. A superset is safe; a miss is not:
+        the whitespace that ends any piece seen so far (this text's included) is looked for."""
+        is_space, before = self._is_space, self._before
         if not before:
             return []
         specials = self.special_bytes
