@@ -98,3 +98,15 @@ def test_memory_over_time_counts_the_workers(tmp_path, monkeypatch) -> None:
     assert len(samples) >= 1 and (samples["rss_mb"] > 0).all()
     assert samples["command"].iloc[0].startswith("python -m bpe_course.bench.memory ")
     assert samples["note"].iloc[0] == "a test corpus" and samples["merges"].iloc[0] > 0
+
+
+def test_a_size_with_a_decimal_point_names_the_course_corpus(tmp_path, monkeypatch) -> None:
+    # "21.5MB" has a suffix (".5MB") as a path: it was refused as a missing file
+    from bpe_course.corpora.datasets import resolve_corpus
+    from bpe_course.errors import BPEInputError
+
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
+    monkeypatch.setenv("BPE_COURSE_CORPUS", "stories")
+    assert resolve_corpus("0.05MB").name.startswith("generated-stories-0.05MB")
+    with pytest.raises(BPEInputError, match="corpus file not found: nowhere.txt"):
+        resolve_corpus("nowhere.txt")
