@@ -27,12 +27,12 @@ process, versions in turn within each repeat, 2 workers, on a 2-core machine sha
 work; medians of 5 on the 21.5 MB stories at vocab 5,000 / 10,000, of 3 on the 21.5 MB wide
 corpus at vocab 5,000; notebook 12 draws the waterfalls):
 
-- counting pieces before the pattern: pretokenization 1.6 / 2.7 s (V5's pattern) to 1.2 / 0.8 s
-  on the stories; on the wide corpus it did not pay (3.3 s to 3.9 s): its distinct pieces are
-  many, and each worker runs the pattern on all of its own;
-- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.71 / 0.84 s
-  (V5) to 0.32 / 0.42 s on the stories, 13.5 s to 4.1 s on the wide corpus;
-- this module's flat arrays: 0.25 / 0.36 s on the stories, where most merges are small, and
+- counting pieces before the pattern: pretokenization 3.0 / 3.0 s (V5's pattern) to 1.3 / 1.2 s
+  on the stories, 6.1 s to 3.6 s on the wide corpus (an earlier run there showed no gain, 3.3 s
+  to 3.9 s: its distinct pieces are many, and each worker runs the pattern on all of its own);
+- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.69 / 0.79 s
+  (V5) to 0.31 / 0.39 s on the stories, 15.8 s to 4.1 s on the wide corpus;
+- this module's flat arrays: 0.25 / 0.33 s on the stories, where most merges are small, and
   1.9 s on the wide corpus, where the first merges touch most of its 163,000 words.
 """
 
