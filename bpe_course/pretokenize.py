@@ -31,6 +31,15 @@ from bpe_course.errors import BPEInputError
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
 
+# GPT-4's pretokenizer (cl100k_base, as tiktoken writes it), for comparison only (notebook 11); the
+# course trains with GPT-2's. Letters may take one leading character that is not a letter, digit or
+# newline (a space, a tab, a bracket), digits go in runs of one to three with no space, contractions
+# ignore case, and a run of whitespace ending in a newline stays one pretoken.
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
+    r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+
 # The document separator of TinyStories and of GPT-2; chunks are cut at it when it is a special token.
 END_OF_TEXT = "<|endoftext|>"
 
