@@ -31,7 +31,7 @@ from bpe_course.errors import BPEInputError
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
 
-# GPT-4's pretokenizer (cl100k_base, as tiktoken writes it), for comparison only (notebook 11); the
+# GPT-4's pretokenizer (cl100k_base, as tiktoken writes it), for comparison only (notebook 12); the
 # course trains with GPT-2's. Letters may take one leading character that is not a letter, digit or
 # newline (a space, a tab, a bracket), digits go in runs of one to three with no space, contractions
 # ignore case, and a run of whitespace ending in a newline stays one pretoken.

@@ -25,6 +25,7 @@ MEASUREMENT = re.compile(
     NUMBER + r"\s*(?:ms|µs|us|s|sec|seconds?|minutes?|min|hours?|MB/s|GB/s|KB/s|x|×|%|"
     r"times (?:faster|slower|more|fewer|less|as)|"
     r"(?:distinct |live |stale )?(?:words? touched|pairs?|entries|pushes|pops|compactions|"
+    r"distinct (?:words|pretokens)|"
     r"rewrites|bytes per token|tokens per second))(?![\w/])"
 )
 # Amounts in words ("thousands of words") are claims about a measurement too.
@@ -82,6 +83,7 @@ def test_no_typed_measurement_in_markdown(path: Path) -> None:
         ("V5 is 3 to 5x faster end to end.", True),
         ("Early merges touch thousands of words.", True),
         ("The heap peaks at 1.5 entries per live pair.", True),
+        ("TinyStories has 13,000 distinct words at this size.", True),
         ("The V1-V5 post measured 76 s for V1 at vocab 1,000.", False),
         ("Train on 5 MB at vocab 5,000 with `workers=2` and a compaction factor of 3.", False),
         ("The cost is $O(m P)$ per merge, for m merges.", False),
