@@ -30,6 +30,27 @@ from bpe_course.errors import BPEInputError
 # optional space + digits, optional space + other symbols, then whitespace runs.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
+# The same six alternatives, named, so a match can say which one took it (``match.lastgroup``).
+GPT2_ALTERNATIVES = {
+    "contraction": r"'(?:[sdmt]|ll|ve|re)",
+    "letters": r" ?\p{L}+",
+    "digits": r" ?\p{N}+",
+    "other": r" ?[^\s\p{L}\p{N}]+",
+    "whitespace_run": r"\s+(?!\S)",
+    "whitespace_left": r"\s+",
+}
+assert "|".join(GPT2_ALTERNATIVES.values()) == GPT2_PATTERN  # one pattern, written twice
+GPT2_NAMED = regex.compile("|".join(f"(?P<{k}>{v})" for k, v in GPT2_ALTERNATIVES.items()))
+
+
+def which_alternative(text: str) -> list[tuple[str, str]]:
+    """Each pretoken of ``text`` with the name of the alternative that matched it.
+
+    >>> which_alternative("I'll pay 3")
+    [('I', 'letters'), ("'ll", 'contraction'), (' pay', 'letters'), (' 3', 'digits')]
+    """
+    return [(match.group(), match.lastgroup) for match in GPT2_NAMED.finditer(text)]
+
 
 # GPT-4's pretokenizer (cl100k_base, as tiktoken writes it), for comparison only (notebook 12); the
 # course trains with GPT-2's. Letters may take one leading character that is not a letter, digit or
