@@ -270,7 +270,7 @@ def test_explorer_in_jupyterlab(jupyter_lab) -> None:
             assert "failed" not in status_of(explorer)
             assert canvas_image(explorer) != empty_plot  # the measured points were drawn
 
-            # Another unmeasured size, then cancel at once: the run under way ends, no more.
+            # Another unmeasured size, then cancel at once: the run under way is stopped.
             size_box.fill("40KB")
             size_box.press("Enter")
             explorer.get_by_role("button", name="measure missing cells").click()

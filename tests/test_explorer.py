@@ -48,7 +48,7 @@ def grid(machine: str = "machine A") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def fake_row(cell, seconds: float = 0.5) -> dict:
+def fake_row(cell, cancel=None, seconds: float = 0.5) -> dict:
     corpus, size_bytes, vocab, version = cell
     return {
         "corpus": corpus,
@@ -119,7 +119,7 @@ def test_a_click_measures_only_missing_cells_and_never_touches_stored_rows(tmp_p
     calls = []
     view = explorer(
         stored.copy(),
-        runner=lambda cell: calls.append(cell) or fake_row(cell),
+        runner=lambda cell, cancel: calls.append(cell) or fake_row(cell),
         measured_csv=tmp_path / "mine.csv",
     )
     view.start_measuring()
@@ -151,7 +151,7 @@ def test_no_version_says_so_in_the_plot_and_the_status() -> None:
 
 
 def test_a_failed_cell_is_reported_and_the_others_go_on() -> None:
-    def runner(cell):
+    def runner(cell, cancel):
         if cell[3] == "v4":
             raise RuntimeError("benchmark run v4 vocab 20000 failed: out of memory")
         return fake_row(cell)
@@ -164,22 +164,32 @@ def test_a_failed_cell_is_reported_and_the_others_go_on() -> None:
     assert not view.measure_button.disabled and view.cancel_button.disabled
 
 
-def test_cancel_stops_after_the_run_under_way() -> None:
-    started, release = threading.Event(), threading.Event()
+def test_cancel_stops_the_run_under_way() -> None:
+    started = threading.Event()
 
-    def slow(cell):
+    def slow(cell, cancel):
         started.set()
-        release.wait(10)
-        return fake_row(cell)
+        return {"status": "cancelled"} if cancel.wait(10) else fake_row(cell)
 
     view = explorer(runner=slow)
     view.add_vocab.value = "20000, 30000"
     view.start_measuring()
     assert started.wait(10)
     view.stop_measuring()
-    release.set()
     view.wait(30)
-    assert "(cancelled)" in view.status.value and "measured 1 of 8" in view.status.value
+    assert "(cancelled)" in view.status.value and "measured 0 of 8" in view.status.value
+    assert len(view.table) == len(grid())  # the cancelled run added nothing
+
+
+def test_the_harness_kills_a_cancelled_run() -> None:
+    from bpe_course.bench.harness import run_cell
+    from bpe_course.corpora.datasets import course_corpus
+
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    # V1 at vocab 5000 on 1 MB runs far longer than a second: it can only come back cancelled.
+    result = run_cell(course_corpus("1MB", "stories"), "v1", 5000, 1, 600, cancel)
+    assert result == {"status": "cancelled"}
 
 
 def test_each_point_reads_out_and_colours_follow_the_version() -> None:

@@ -27,17 +27,20 @@ from bpe_course.bench.results import (
 from bpe_course.plots import version_label
 
 Cell = tuple[str, int, int, str]  # corpus, size in bytes, vocab size, version
-Runner = Callable[[Cell], dict]
+Runner = Callable[[Cell, threading.Event], dict]
 
 
-def measure_cell(cell: Cell, workers: int = 2, timeout_s: float = 900) -> dict:
-    """One run of the harness (a fresh process) for a cell: the row the explorer adds."""
+def measure_cell(
+    cell: Cell, cancel: threading.Event | None = None, workers: int = 2, timeout_s: float = 900
+) -> dict:
+    """One run of the harness (a fresh process) for a cell: the row the explorer adds. Setting
+    ``cancel`` kills the run under way."""
     from bpe_course.bench.harness import context, run_cell
     from bpe_course.corpora.datasets import course_corpus, size_label
 
     corpus, size_bytes, vocab, version = cell
     path = course_corpus(size_bytes, corpus)
-    result = run_cell(path, version, vocab, workers, timeout_s)
+    result = run_cell(path, version, vocab, workers, timeout_s, cancel)
     return {
         "corpus": corpus,
         "size_bytes": size_bytes,
@@ -256,8 +259,8 @@ class Explorer:
 
     def stop_measuring(self) -> None:
         self.cancel.set()
-        self._note = "; cancelling after the run under way…"
-        self.status.value += html.escape(" (cancelling after the run under way)")
+        self._note = "; cancelling…"
+        self.status.value += html.escape(" (cancelling: the run under way is stopped)")
 
     def _measure(self, cells: list[Cell]) -> None:
         done, failed = 0, []
@@ -265,10 +268,12 @@ class Explorer:
             if self.cancel.is_set():
                 break
             try:
-                row = self.runner(cell)
+                row = self.runner(cell, self.cancel)
             except Exception as error:  # shown in the status; the other cells go on
                 failed.append(f"{cell[3]} vocab {cell[2]:,}: {str(error).splitlines()[0]}")
             else:
+                if row.get("status") == "cancelled":
+                    break
                 self._add_row(row)
             done += 1
             self.progress.value = done
