@@ -30,6 +30,36 @@ from bpe_course.errors import BPEInputError
 # optional space + digits, optional space + other symbols, then whitespace runs.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
+# The same six alternatives, named, so a match can say which one took it (``match.lastgroup``).
+GPT2_ALTERNATIVES = {
+    "contraction": r"'(?:[sdmt]|ll|ve|re)",
+    "letters": r" ?\p{L}+",
+    "digits": r" ?\p{N}+",
+    "other": r" ?[^\s\p{L}\p{N}]+",
+    "whitespace_run": r"\s+(?!\S)",
+    "whitespace_left": r"\s+",
+}
+assert "|".join(GPT2_ALTERNATIVES.values()) == GPT2_PATTERN  # one pattern, written twice
+GPT2_NAMED = regex.compile("|".join(f"(?P<{k}>{v})" for k, v in GPT2_ALTERNATIVES.items()))
+
+
+def which_alternative(text: str) -> list[tuple[str, str]]:
+    """Each pretoken of ``text`` with the name of the alternative that matched it.
+
+    >>> which_alternative("I'll pay 3")
+    [('I', 'letters'), ("'ll", 'contraction'), (' pay', 'letters'), (' 3', 'digits')]
+    """
+    return [(match.group(), match.lastgroup) for match in GPT2_NAMED.finditer(text)]
+
+
+# GPT-4's pretokenizer (cl100k_base, as tiktoken writes it), for comparison only (notebook 12); the
+# course trains with GPT-2's. Letters may take one leading character that is not a letter, digit or
+# newline (a space, a tab, a bracket), digits go in runs of one to three with no space, contractions
+# ignore case, and a run of whitespace ending in a newline stays one pretoken.
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
+    r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
 
 # The document separator of TinyStories and of GPT-2; chunks are cut at it when it is a special token.
 END_OF_TEXT = "<|endoftext|>"
@@ -129,11 +159,11 @@ def find_chunk_boundaries(path: Path, desired_chunks: int, split_token: bytes | 
     size = path.stat().st_size
     if split_token is None or desired_chunks <= 1 or size == 0:
         return [0, size]
-    step = size / desired_chunks
     boundaries = [0]
     with open(path, "rb") as f:
         for i in range(1, desired_chunks):
-            guess = max(int(i * step), boundaries[-1])
+            # Integer arithmetic: a float product such as i * (size / n) can round down one byte.
+            guess = max(i * size // desired_chunks, boundaries[-1])
             found = _next_occurrence(f, guess, split_token)
             if found is None or found >= size:
                 break

@@ -1,4 +1,4 @@
-"""Notebook 12's readings of a benchmark table, its figures, and memory over time."""
+"""Notebook 13's readings of a benchmark table, its figures, and memory over time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading a benchmark table the way notebook 12 does: ratios of runs made side by side, and what
+"""Reading a benchmark table the way notebook 13 does: ratios of runs made side by side, and what
 each change from V5 to the fast trainer bought.
 
 On a shared machine a burst of load can slow one run by half; the harness runs the versions in

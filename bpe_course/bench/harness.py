@@ -18,6 +18,7 @@ import json
 import platform
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,17 @@ class BenchmarkMismatch(RuntimeError):
     """Two versions learned different merges for the same corpus and vocab size."""
 
 
-def run_cell(corpus: Path, version: str, vocab_size: int, workers: int, timeout_s: float) -> dict:
+def run_cell(
+    corpus: Path,
+    version: str,
+    vocab_size: int,
+    workers: int,
+    timeout_s: float,
+    cancel: threading.Event | None = None,
+) -> dict:
+    """One benchmark run in a fresh process: its result, ``{"status": "timeout"}`` past
+    ``timeout_s``, or ``{"status": "cancelled"}`` as soon as ``cancel`` is set (the process is
+    killed, so a long run does not hold up a reader who asked to stop)."""
     spec = {
         "corpus": str(corpus),
         "version": version,
@@ -70,20 +81,39 @@ def run_cell(corpus: Path, version: str, vocab_size: int, workers: int, timeout_
         "workers": workers,
         "special_tokens": [EOT],
     }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group: a kill reaches the pool it may have started
+    )
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            stdout, stderr = process.communicate(timeout=0.25)
+            break
+        except subprocess.TimeoutExpired:
+            stopped = "cancelled" if cancel is not None and cancel.is_set() else None
+            if stopped is None and time.monotonic() > deadline:
+                stopped = "timeout"
+            if stopped:
+                _kill_group(process)
+                return {"status": stopped}
+    if process.returncode != 0:
+        raise RuntimeError(f"benchmark run {version} vocab {vocab_size} failed:\n{stderr[-2000:]}")
+    return {"status": "ok", **json.loads(stdout.strip().splitlines()[-1])}
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    import os
+    import signal
+
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)],
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout"}
-    if done.returncode != 0:
-        raise RuntimeError(
-            f"benchmark run {version} vocab {vocab_size} failed:\n{done.stderr[-2000:]}"
-        )
-    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
+        os.killpg(process.pid, signal.SIGKILL)
+    except (AttributeError, ProcessLookupError, PermissionError):  # no process groups: Windows
+        process.kill()
+    process.communicate()
 
 
 def context() -> dict:

@@ -1,4 +1,5 @@
-"""The course around the package: its notebook runner, its widgets, and the switches notebooks read.
+"""The course around the package: its notebook runner, its widgets, the exercises and their grader,
+and the switches notebooks read.
 
 ``quick_mode`` and ``quiet_child`` live here because every notebook imports them first.
 """

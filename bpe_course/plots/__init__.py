@@ -15,6 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bpe_course.paths import figures_dir
+from bpe_course.plots import style
+
+style.apply()  # every figure of the course, and the notebooks' own, start from these defaults
 
 
 def save_figure(
@@ -32,7 +35,7 @@ def save_figure(
         fig.savefig(paths[0], metadata={"Date": None}, bbox_inches="tight")
     if png:
         paths.append(folder / f"{name}.png")
-        fig.savefig(paths[-1], dpi=120, metadata={"Software": None}, bbox_inches="tight")
+        fig.savefig(paths[-1], dpi=style.SAVE_DPI, metadata={"Software": None}, bbox_inches="tight")
     if data is not None:
         paths.append(folder / f"{name}.csv")
         data.to_csv(paths[-1], index=False)

@@ -1,4 +1,4 @@
-"""Figures of notebook 12: versions side by side (the libraries and readers' trainers included),
+"""Figures of notebook 13: versions side by side (the libraries and readers' trainers included),
 what each change from V5 bought (a waterfall), and memory over time."""
 
 from __future__ import annotations

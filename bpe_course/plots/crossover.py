@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from bpe_course.plots import METRIC_NAMES, describe, median_times, version_color, version_label
+from bpe_course.plots import (
+    METRIC_NAMES,
+    describe,
+    median_times,
+    style,
+    version_color,
+    version_label,
+)
 
 
 def crossover_vocab(vocab_sizes, slow_minus_fast) -> float | None:
@@ -46,9 +53,19 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     )
     for (row, col), value in np.ndenumerate(values):
         if np.isfinite(value):
-            ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize=7)
+            dark = abs(np.log(value)) > 0.6 * spread  # white on the darkest cells
+            ax.text(
+                col,
+                row,
+                f"{value:.2f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if dark else "black",
+            )
     if values.shape[0] > 1 and values.shape[1] > 1 and np.nanmin(values) < 1 < np.nanmax(values):
-        ax.contour(values, levels=[1.0], colors="black", linewidths=1.5)
+        # The ratio-1 line between the cells, not through their numbers.
+        ax.contour(values, levels=[1.0], colors="black", linewidths=1.0, linestyles="--", alpha=0.6)
     ax.set_xticks(range(len(ratio.columns)), [f"{v:,}" for v in ratio.columns], rotation=45)
     ax.set_yticks(range(len(ratio)), list(ratio.index))
     ax.set_xlabel("vocab size")
@@ -123,9 +140,12 @@ def describe_crossover(result: dict, slow: str, fast: str) -> str:
     if result["faster_from"] is not None and not result["slower"] and not result["overlap"]:
         return f"{f} is clearly faster than {s} at every vocab size measured"
     if result["faster_from"] is not None:
+        slower = ", ".join(f"{v:,}" for v in result["slower"])
         return (
-            f"{f} is clearly faster from vocab {result['faster_from']:,}; below it the repeats "
-            "overlap, so no crossover is resolved"
+            f"{f} is clearly faster from vocab {result['faster_from']:,}"
+            + (f", clearly slower at {slower}; the repeats overlap in between" if slower else "")
+            + ("" if slower else "; below it the repeats overlap")
+            + ", so no crossover is resolved"
         )
     if result["slower"] and not result["faster"]:
         return f"{f} is never clearly faster than {s} here"
@@ -137,68 +157,75 @@ def plot_crossover(
     metric: str = "merge_s",
     versions: tuple[str, ...] = ("v4", "v5"),
     metrics: tuple[str, ...] | None = None,
+    log: bool = False,
 ):
-    """Time against vocab size: one panel per corpus size (and per metric, one row each, when
+    """Time against vocab size: one panel per corpus size (and per metric, side by side, when
     ``metrics`` is given): the median of the repeats as a line, their min-max as a band. With
     two versions, a crossover is marked only where the repeats say so (:func:`clear_crossover`).
+    ``log``: time on a log scale (versions that differ by orders of magnitude).
     """
     import matplotlib.pyplot as plt
 
     metrics = metrics or (metric,)
     ok = table[(table["status"] == "ok") & table["version"].isin(versions)]
     sizes = sorted(ok["size_bytes"].unique())
-    columns = max(1, len(sizes))
-    fig, axes = plt.subplots(
-        len(metrics), columns, figsize=(3.3 * columns, 2.9 * len(metrics)), squeeze=False
+    # One panel per (corpus size, metric): metrics side by side, corpus sizes down the page.
+    panels = [(size_bytes, name) for size_bytes in sizes for name in metrics] or [(None, metric)]
+    columns = len(metrics) if len(metrics) > 1 else min(2, len(panels))
+    rows = -(-len(panels) // columns)
+    fig, grid = plt.subplots(
+        rows, columns, figsize=style.grid_size(len(panels), columns), squeeze=False
     )
-    for row, name in enumerate(metrics):
-        ranges = repeat_ranges(ok, name)
-        for ax, size_bytes in zip(axes[row], sizes):
-            part = ranges[ranges["size_bytes"] == size_bytes]
-            for version in versions:
-                curve = part[part["version"] == version].sort_values("vocab_size")
-                if curve.empty:
-                    continue
-                color = version_color(version)
-                ax.fill_between(
-                    curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.25, lw=0
-                )
-                ax.plot(
-                    curve["vocab_size"],
-                    curve["median"],
-                    marker="o",
-                    ms=2.5,
-                    lw=1.2,
-                    color=color,
-                    label=version_label(version),
-                )
-            if len(versions) == 2:
-                found = clear_crossover(part, *versions)
-                if found["crossover"] is not None:
-                    ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)
-                    ax.annotate(
-                        f"crossover ≈ {found['crossover']:,.0f}",
-                        (found["crossover"], 1.0),
-                        xycoords=("data", "axes fraction"),
-                        xytext=(3, -10),
-                        textcoords="offset points",
-                        fontsize=7,
-                    )
-            ax.set_title(
-                f"{part['size'].iloc[0] if len(part) else ''}, {METRIC_NAMES.get(name, name)}",
-                fontsize=8,
+    for ax in list(grid.flat)[len(panels) :]:
+        ax.set_visible(False)
+    for (size_bytes, name), ax in zip(panels, grid.flat):
+        part = repeat_ranges(ok, name)
+        part = part[part["size_bytes"] == size_bytes]
+        for version in versions:
+            curve = part[part["version"] == version].sort_values("vocab_size")
+            if curve.empty:
+                continue
+            color = version_color(version)
+            ax.fill_between(
+                curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.25, lw=0
             )
+            ax.plot(
+                curve["vocab_size"],
+                curve["median"],
+                marker="o",
+                ms=3,
+                lw=1.3,
+                color=color,
+                label=version_label(version),
+            )
+        if len(versions) == 2:
+            found = clear_crossover(part, *versions)
+            if found["crossover"] is not None:
+                ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)
+                ax.annotate(
+                    f"crossover ≈ {found['crossover']:,.0f}",
+                    (found["crossover"], 1.0),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(3, -12),
+                    textcoords="offset points",
+                )
+        ax.set_title(f"{part['size'].iloc[0] if len(part) else ''}, {METRIC_NAMES.get(name, name)}")
+        if log:
+            ax.set_yscale("log")
+        else:
             ax.set_ylim(bottom=0)
-            ax.tick_params(labelsize=7)
-            if row == len(metrics) - 1:
-                ax.set_xlabel("vocab size", fontsize=8)
-        axes[row][0].set_ylabel("seconds", fontsize=8)
-    if sizes:
-        axes[0][0].legend(fontsize=7)
-    fig.suptitle(
-        f"{' vs '.join(version_label(v) for v in versions)}: median of repeats, band = min to max"
-        f"\n{describe(table)}",
-        fontsize=9,
-    )
-    fig.tight_layout()
+        ax.set_xlabel("vocab size")
+        ax.set_ylabel("seconds")
+    names = " vs ".join(version_label(v) for v in versions) if len(versions) <= 2 else "Versions"
+    fig.suptitle(f"{names}: median of repeats, band = min to max\n{describe(table)}")
+    first = grid.flat[0]
+    if sizes and len(versions) <= 2:
+        first.legend()
+        fig.tight_layout()
+    elif sizes:  # many versions: the legend goes below the panels, not over the data
+        handles, labels = first.get_legend_handles_labels()
+        fig.tight_layout(rect=(0, 0.12, 1, 1))
+        fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), frameon=False)
+    else:
+        fig.tight_layout()
     return fig

@@ -33,7 +33,7 @@ def plot_speedups(table, size_mb: float, vocab_size: int, metric: str = "total_s
         ax.bar(x + 0.2, [theirs.get(v, np.nan) for v in versions], 0.4, label="V1-V5 post"),
     ]
     for group in bars:
-        ax.bar_label(group, fmt="%.0fx", fontsize=7, padding=1)
+        ax.bar_label(group, fmt="%.0fx", fontsize=8, padding=1)
     ax.set_yscale("log")
     ax.set_xticks(x, [version_label(v) for v in versions])
     ax.set_ylabel(f"speed-up over V1 ({METRIC_NAMES.get(metric, metric)})")
@@ -74,43 +74,56 @@ def scaling_slopes(table, metric: str = "merge_s", vocab_size: int | None = None
     return slopes
 
 
-def plot_scaling(table, metric: str = "merge_s", vocab_size: int | None = None):
-    """Time against corpus size, log-log, per version, with fitted slopes and the claimed growth."""
+def plot_scaling(
+    table,
+    metric: str = "merge_s",
+    vocab_size: int | None = None,
+    metrics: tuple[str, ...] | None = None,
+):
+    """Time against corpus size, log-log, per version, with fitted slopes and the expected
+    growth; one panel per metric when ``metrics`` is given (merge loop beside end to end)."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
+    metrics = metrics or (metric,)
     ok = table[table["status"] == "ok"]
     if vocab_size is None:
         vocab_size = int(ok["vocab_size"].max())
     ok = ok[ok["vocab_size"] == vocab_size]
-    slopes = scaling_slopes(ok, metric)
-    fig, ax = plt.subplots(figsize=(6.0, 4.0))
-    for version, part in ok.groupby("version"):
-        by_size = part.groupby("size_bytes")[metric].median()
-        label = version_label(version)
-        if version in slopes:
-            label += f": slope {slopes[version]:.2f}"
-        ax.plot(by_size.index / 1e6, by_size.values, marker="o", label=label)
-    from matplotlib.ticker import LogLocator, ScalarFormatter
-
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
-        axis.set_major_formatter(ScalarFormatter())
-        axis.set_minor_formatter(plt.NullFormatter())
-    ax.set_xlabel("corpus size (MB)")
-    ax.set_ylabel(f"{METRIC_NAMES.get(metric, metric)} time (s)")
-    note = f"expected growth: {CLAIMED_GROWTH[metric]}" if metric in CLAIMED_GROWTH else ""
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4.6 * len(metrics), 3.8), squeeze=False)
+    notes = []
+    for ax, name in zip(axes[0], metrics):
+        slopes = scaling_slopes(ok, name)
+        for version, part in ok.groupby("version"):
+            by_size = part.groupby("size_bytes")[name].median()
+            label = version_label(version)
+            if version in slopes:
+                label += f": slope {slopes[version]:.2f}"
+            ax.plot(
+                by_size.index / 1e6,
+                by_size.values,
+                marker="o",
+                color=version_color(version),
+                label=label,
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+            axis.set_major_formatter(ScalarFormatter())
+            axis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("corpus size (MB)")
+        ax.set_ylabel(f"{METRIC_NAMES.get(name, name)} time (s)")
+        ax.set_title(METRIC_NAMES.get(name, name), fontsize=9)
+        ax.legend(fontsize=8)
+        if name in CLAIMED_GROWTH:
+            notes.append(f"{METRIC_NAMES.get(name, name)}: expected {CLAIMED_GROWTH[name]}")
+    slopes = scaling_slopes(ok, metrics[0])
     if "W" in slopes:
-        note += f"\nmeasured: distinct words W grow like N^{slopes['W']:.2f} (Heaps' law)"
-    fig.text(0.01, 0.0, note, va="top", fontsize=7)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title(
-        f"{METRIC_NAMES.get(metric, metric).capitalize()} time against corpus size, vocab "
-        f"{vocab_size:,}\n{describe(table)}",
-        fontsize=9,
-    )
+        notes.append(f"measured: distinct words W grow like N^{slopes['W']:.2f} (Heaps' law)")
+    fig.suptitle(f"Time against corpus size, vocab {vocab_size:,}: {describe(table)}", fontsize=9)
     fig.tight_layout()
+    fig.text(0.01, 0.0, "\n".join(notes), va="top", fontsize=8)
     return fig
 
 

@@ -28,7 +28,7 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     top.plot([], [], "r:", label="post's typical A (TinyStories, W ≈ 100k)")
     top.set_yscale("log")
     top.set_ylabel("words touched")
-    top.legend(fontsize=7)
+    top.legend(fontsize=8)
     for version, part in trace.groupby("version"):
         microseconds = part["seconds"].iloc[1:] * 1e6  # the first merge also paid the set-up
         bottom.plot(

@@ -1,7 +1,7 @@
 """The V1-V5 post's V5, reproduced: the post's V4 plus a heap, built as the post builds it.
 
 Not the course's V5 (``trainers/v5_heap.py``). What this design does, and the course's V5 does
-not, which is why notebook 10 measures both:
+not, which is why notebook 11 measures both:
 
 - heap entries hold a wrapper object per token (``ReversedBytes``), compared by a Python method:
   every comparison in the heap calls back into Python;

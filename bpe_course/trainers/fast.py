@@ -25,7 +25,7 @@ Pretokenization counts space-delimited pieces first (:mod:`bpe_course.pieces`).
 What each change paid, measured side by side (``notebooks/results/beyond.csv``: each run in a fresh
 process, versions in turn within each repeat, 2 workers, on a 2-core machine shared with other
 work; medians of 5 on the 21.5 MB stories at vocab 5,000 / 10,000, of 3 on the 21.5 MB wide
-corpus at vocab 5,000; notebook 12 draws the waterfalls):
+corpus at vocab 5,000; notebook 13 draws the waterfalls):
 
 - counting pieces before the pattern: pretokenization 3.0 / 3.0 s (V5's pattern) to 1.3 / 1.2 s
   on the stories, 6.1 s to 3.6 s on the wide corpus (an earlier run there showed no gain, 3.3 s

@@ -7,6 +7,8 @@ by the one rule, over that set only). Unlike V5's heap, nothing goes stale: ever
 moves its pair from one set to another, at O(log k) for k distinct counts.
 Data: V4's, plus ``count_to_pairs`` (a ``sortedcontainers.SortedDict`` of sets).
 Per merge: O(A L log k) to move changed pairs, plus the tie-break over the pairs of the top count.
+Its two stages, :func:`best_pair` and :func:`move_pairs`, are functions called once per merge, so
+the notebook can run them one at a time and print ``count_to_pairs`` in between.
 """
 
 from __future__ import annotations
@@ -39,6 +41,38 @@ def build_count_to_pairs(pair_counts: Mapping[Pair, int]) -> SortedDict:
     return count_to_pairs
 
 
+def best_pair(count_to_pairs: SortedDict, vocab: Vocab) -> tuple[Pair, int]:
+    """The pair to merge and its count: the largest count, ties broken over its pairs only."""
+    best_count, tied = count_to_pairs.peekitem(-1)
+    if len(tied) == 1:
+        return next(iter(tied)), best_count
+    return max(tied, key=lambda pair: tie_break_key(pair, vocab)), best_count
+
+
+def move_pairs(
+    count_to_pairs: SortedDict, pair_counts: dict[Pair, int], deltas: Mapping[Pair, int]
+) -> None:
+    """Apply ``deltas`` to ``pair_counts``, moving each changed pair to the set of its new count."""
+    for pair, delta in deltas.items():
+        if not delta:
+            continue
+        old = pair_counts.get(pair, 0)
+        new = old + delta
+        if old:
+            holders = count_to_pairs[old]
+            holders.discard(pair)
+            if not holders:  # an empty set would report a false maximum
+                del count_to_pairs[old]
+        if new:
+            pair_counts[pair] = new
+            if new in count_to_pairs:
+                count_to_pairs[new].add(pair)
+            else:
+                count_to_pairs[new] = {pair}
+        else:
+            del pair_counts[pair]
+
+
 def merge_loop(
     word_counts: Mapping[bytes, int],
     vocab_size: int,
@@ -55,32 +89,10 @@ def merge_loop(
         if not count_to_pairs:
             warn_exhausted(index, wanted, vocab_size)
             break
-        best_count, tied = count_to_pairs.peekitem(-1)
-        best = (
-            max(tied, key=lambda pair: tie_break_key(pair, vocab))
-            if len(tied) > 1
-            else next(iter(tied))
-        )
+        best, best_count = best_pair(count_to_pairs, vocab)
         new_id = record_merge(vocab, merges, best)
         deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
-        for pair, delta in deltas.items():
-            if not delta:
-                continue
-            old = pair_counts.get(pair, 0)
-            new = old + delta
-            if old:
-                holders = count_to_pairs[old]
-                holders.discard(pair)
-                if not holders:  # an empty set would report a false maximum
-                    del count_to_pairs[old]
-            if new:
-                pair_counts[pair] = new
-                if new in count_to_pairs:
-                    count_to_pairs[new].add(pair)
-                else:
-                    count_to_pairs[new] = {pair}
-            else:
-                del pair_counts[pair]
+        move_pairs(count_to_pairs, pair_counts, deltas)
         if on_merge is not None:
             on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched))
     return vocab, merges

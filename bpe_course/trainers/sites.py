@@ -1,6 +1,6 @@
 """Sites: V5's heap, but each merge touches only the pairs around its merge sites.
 
-Change from V5 (measured in notebook 12 and in :mod:`~bpe_course.trainers.fast`'s docstring, which
+Change from V5 (measured in notebook 13 and in :mod:`~bpe_course.trainers.fast`'s docstring, which
 goes one step further):
 
 1. **Merge sites, not whole words.** V5 rewrites a word by building its old and new pair lists and

@@ -6,6 +6,9 @@ Data: V1's words and counts, plus ``pair_counts`` kept across merges.
 Per merge: still a scan of all W words to find the ones holding the pair (a fast C-level membership
 test for most of them), O(P) to find the best pair, O(A L) to rewrite the A words that change.
 Same O(m W L) bound as V1 in the worst case; much smaller constant factors.
+
+:func:`pair_count_changes` is the idea on one word (the notebook traces it; the exercise asks for it);
+the loop does the same for every changed word into one shared ``deltas``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,23 @@ from bpe_course.trainers.common import (
     warn_exhausted,
     words_as_ids,
 )
+
+
+def pair_count_changes(
+    word: tuple[int, ...], pair: Pair, new_id: int, count: int
+) -> dict[Pair, int]:
+    """How the pair counts change when ``word`` (occurring ``count`` times) has ``pair`` merged.
+
+    Non-zero changes only. Overlaps need no special case: every old pair is subtracted, every new
+    pair added, and the pairs away from the merge cancel out.
+
+    >>> pair_count_changes((1, 1, 1), (1, 1), 9, 5)  # 1 1 1 -> 9 1
+    {(1, 1): -10, (9, 1): 5}
+    """
+    new = merge_word(word, pair, new_id)
+    deltas: dict[Pair, int] = {}
+    add_word_change(deltas, list(zip(word, word[1:])), list(zip(new, new[1:])), count)
+    return {changed: delta for changed, delta in deltas.items() if delta}
 
 
 def merge_loop(

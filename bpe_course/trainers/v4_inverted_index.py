@@ -4,10 +4,12 @@ Change from V3: ``pair_to_words``, a map from each pair to the ids of the words 
 ``where_to_update`` of Hugging Face's trainer). A merge visits only those words and keeps the
 index up to date as it rewrites them.
 Data: words by id (tuples of token ids) with their counts, ``pair_counts``, ``pair_to_words``.
-Per merge: O(P) to find the best pair (a C-speed pass over the counts), O(A L) to rewrite the A
-words holding it. Since a word of length L can be rewritten at most L - 1 times, the rewriting over
-all merges costs O(W L) in total, and the O(m P) search for the best pair is what remains.
-Memory: the index holds at most one entry per pair position, O(W L).
+Per merge: O(P) to find the best pair (a C-speed pass over the counts), O(A l) to rewrite the A
+words holding it (l: their lengths). A word of length l can be rewritten at most l - 1 times, at
+O(l) each, so the rewriting over all merges costs at most O(sum of l squared) over the distinct
+words, whatever the number of merges (notebook 08 checks it against a count). The search for the
+best pair costs the sum of P over the merges, and P grows during training: that is what remains.
+Memory: the index holds at most one entry per pair position, O(sum of l).
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ count is stale: re-pushed with the live count if the pair is alive with a lower 
 Compaction: when entries exceed ``compaction_factor`` times the live pairs, the heap is rebuilt
 from the live counts, which bounds its memory.
 Per merge: O(A L log H) to push the pairs whose count rose, plus the stale pops, each paid once.
+The stages of a merge are functions (:func:`pop_best`, :func:`push_changes`), called once per
+merge, so the notebook can run them one at a time and print the heap in between.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ DEFAULT_COMPACTION_FACTOR = 3.0
 HeapEntry = tuple[int, bytes, Pair]
 
 
-class _PairKeys(dict):
+class PairKeys(dict):
     """``pair -> heap key``, made on first use from per-token keys (one concatenation per pair)."""
 
     def __init__(self, vocab: Vocab) -> None:
@@ -61,6 +63,59 @@ class _PairKeys(dict):
             self.token_keys[left], self.token_keys[right], self.id_keys[left], self.id_keys[right]
         )
         return key
+
+
+def build_heap(pair_counts: Mapping[Pair, int], keys: PairKeys) -> list[HeapEntry]:
+    """One entry per live pair: at the start, and when compacting. O(P)."""
+    heap = [(-count, keys[pair], pair) for pair, count in pair_counts.items()]
+    heapq.heapify(heap)
+    return heap
+
+
+def pop_best(
+    heap: list[HeapEntry], pair_counts: Mapping[Pair, int]
+) -> tuple[HeapEntry | None, int, int]:
+    """Pop until an entry agrees with its pair's live count: that entry holds the best pair.
+
+    A stale entry (its count is not the live one) is dropped, or pushed back with the live count
+    when the pair is alive with a lower count. Returns the entry found (None when the heap runs
+    out), the stale entries popped and how many of them were pushed back (for :class:`HeapStats`).
+    """
+    heappop, heappush, get = heapq.heappop, heapq.heappush, pair_counts.get
+    stale = pushed_back = 0
+    while heap:
+        entry = heappop(heap)
+        neg_count, key, pair = entry
+        live = get(pair, 0)
+        if live == -neg_count:
+            return entry, stale, pushed_back
+        stale += 1
+        if 0 < live < -neg_count:  # fell since pushed: its true place is lower
+            heappush(heap, (-live, key, pair))
+            pushed_back += 1
+    return None, stale, pushed_back
+
+
+def push_changes(
+    heap: list[HeapEntry], pair_counts: dict[Pair, int], deltas: Mapping[Pair, int], keys: PairKeys
+) -> int:
+    """Apply ``deltas`` to ``pair_counts``; a pair whose count rose gets a fresh entry (one that fell
+    keeps its old, now stale, entry). Returns the number of entries pushed."""
+    heappush, get = heapq.heappush, pair_counts.get
+    pushes = 0
+    for pair, delta in deltas.items():
+        if delta > 0:
+            count = pair_counts[pair] = get(pair, 0) + delta
+            heappush(heap, (-count, keys[pair], pair))
+            pushes += 1
+        elif delta < 0:
+            count = pair_counts[pair] + delta
+            if count:
+                pair_counts[pair] = count
+            else:
+                del pair_counts[pair]
+                del keys[pair]
+    return pushes
 
 
 def merge_loop(
@@ -81,26 +136,19 @@ def merge_loop(
     vocab, merges = initial_vocab(special_tokens), []
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
-    keys = _PairKeys(vocab)
-    heap: list[HeapEntry] = [(-c, keys[p], p) for p, c in pair_counts.items()]
-    heapq.heapify(heap)
-    heappush, heappop = heapq.heappush, heapq.heappop
+    keys = PairKeys(vocab)
+    heap = build_heap(pair_counts, keys)
     pushes = stale_pops = compactions = 0
 
     for index in range(wanted):
         # 1. Pop until an entry agrees with the live count: that pair is the best.
-        while heap:
-            neg_count, key, best = heappop(heap)
-            live = pair_counts.get(best, 0)
-            if live == -neg_count:
-                break
-            stale_pops += 1
-            if 0 < live < -neg_count:  # fell since pushed: its true place is lower
-                heappush(heap, (-live, key, best))
-                pushes += 1
-        else:
+        entry, stale, pushed_back = pop_best(heap, pair_counts)
+        stale_pops += stale
+        pushes += pushed_back
+        if entry is None:
             warn_exhausted(index, wanted, vocab_size)
             break
+        neg_count, _, best = entry
 
         # 2. Record the merge and rewrite the words holding the pair (as V4).
         new_id = record_merge(vocab, merges, best)
@@ -108,24 +156,11 @@ def merge_loop(
         deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
 
         # 3. Apply the count changes; a pair whose count rose gets a fresh entry.
-        get = pair_counts.get
-        for pair, delta in deltas.items():
-            if delta > 0:
-                count = pair_counts[pair] = get(pair, 0) + delta
-                heappush(heap, (-count, keys[pair], pair))
-                pushes += 1
-            elif delta < 0:
-                count = pair_counts[pair] + delta
-                if count:
-                    pair_counts[pair] = count
-                else:
-                    del pair_counts[pair]
-                    del keys[pair]
+        pushes += push_changes(heap, pair_counts, deltas, keys)
 
         # 4. Compact when stale entries dominate.
         if len(heap) > compaction_factor * len(pair_counts):
-            heap = [(-c, keys[p], p) for p, c in pair_counts.items()]
-            heapq.heapify(heap)
+            heap = build_heap(pair_counts, keys)
             compactions += 1
 
         if on_merge is not None:

@@ -1,0 +1,47 @@
+"""``bpe-course check``: grade an exercise the student wrote (see :mod:`bpe_course.course.exercises`).
+
+Exit status 0 when it passes, 1 when it does not (not written yet, wrong, too slow, not loadable);
+a mistake on the command line is one line on stderr and status 2, as for every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_check_command(commands) -> None:
+    check = commands.add_parser(
+        "check",
+        help="grade an exercise you wrote against the course's own solution",
+        description="Grade an exercise of notebooks 05-10 (default file: "
+        "notebooks/exercises/NAME.py). Exit status 0 when it passes, else 1.",
+    )
+    check.add_argument("name", nargs="?", metavar="NAME", help="the exercise (see --list)")
+    check.add_argument("--list", action="store_true", help="list the exercises, one a line")
+    which = check.add_mutually_exclusive_group()
+    which.add_argument("--file", metavar="PATH", help="the file defining your function NAME")
+    which.add_argument(
+        "--solution", action="store_true", help="grade the course's own solution instead"
+    )
+    check.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long one call of your function may take (default: 5; 120 for train_bpe)",
+    )
+    check.set_defaults(run=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from bpe_course.course.exercises import check, listing
+    from bpe_course.errors import BPEInputError
+
+    if args.list:
+        print("\n".join(listing()))
+        return 0
+    if args.name is None:
+        raise BPEInputError("name an exercise to check, or use --list to see them")
+    report = check(args.name, args.file, solution=args.solution, timeout=args.timeout)
+    print(report)
+    return 0 if report.passed else 1

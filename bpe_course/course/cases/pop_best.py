@@ -1,0 +1,115 @@
+"""Exercise of notebook 09 (V5): pop the best pair from a lazily updated heap.
+
+Graded on the pair returned and on what the heap holds afterwards (as a sorted list: the order of a
+heap's list depends on how it got there, its contents do not), and on ``pair_counts`` untouched.
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+from typing import Any
+
+from hypothesis import strategies as st
+
+from bpe_course.course.cases import pairs
+from bpe_course.course.grading import short
+from bpe_course.trainers.v5_heap import PairKeys, pop_best
+
+NOTEBOOK = "09_v5_heap"
+SUMMARY = "pop the best pair from a lazily updated heap (V5)"
+SOLUTION = "bpe_course.trainers.v5_heap.pop_best"
+TINY_VOCAB = {i: bytes([ord("a") + i]) for i in range(4)}
+
+
+def heap_of(entries: list[tuple[int, tuple[int, int]]]) -> list:
+    """A heap of V5's entries ``(-count, key, pair)`` from ``(count, pair)``; keys as V5 makes them."""
+    keys = PairKeys(TINY_VOCAB)
+    heap = [(-count, keys[pair], pair) for count, pair in entries]
+    heapq.heapify(heap)
+    return heap
+
+
+@st.composite
+def _inputs(draw):
+    counts = st.integers(min_value=1, max_value=9)
+    pair_counts = draw(st.dictionaries(pairs, counts, max_size=5))
+    # As in V5: every live pair has an entry at least as high as its count; others are stale.
+    entries = [(c + draw(st.integers(0, 3)), p) for p, c in sorted(pair_counts.items())]
+    entries += draw(st.lists(st.tuples(counts, pairs), max_size=5))
+    return heap_of(entries), pair_counts
+
+
+def cases():
+    return _inputs()
+
+
+def fixed_cases() -> list:
+    return [
+        (heap_of([(9, (0, 1))]), {(0, 1): 9}),
+        (heap_of([]), {}),  # nothing left: None
+        (heap_of([(9, (0, 1)), (5, (0, 1))]), {(0, 1): 5}),
+        (heap_of([(8, (1, 1)), (6, (0, 1))]), {(0, 1): 6}),  # (1, 1) is gone: drop it
+        (
+            heap_of([(8, (1, 1)), (3, (1, 1)), (6, (0, 1))]),
+            {(1, 1): 7, (0, 1): 6},
+        ),  # push back at 7
+        (heap_of([(4, (2, 2)), (2, (3, 3))]), {}),  # all stale: None, and an empty heap
+        (heap_of([(5, (0, 2)), (5, (0, 3)), (5, (3, 0))]), {(0, 2): 5, (0, 3): 5, (3, 0): 5}),
+    ]
+
+
+def reference(
+    heap: list[tuple[int, bytes, tuple[int, int]]], pair_counts: dict[tuple[int, int], int]
+) -> tuple[int, int] | None:
+    """The package's :func:`~bpe_course.trainers.v5_heap.pop_best` (which returns the whole entry
+    and counts stale pops, for V5's statistics)."""
+    entry, _, _ = pop_best(heap, pair_counts)
+    return None if entry is None else entry[2]
+
+
+def is_heap(heap: list) -> bool:
+    return all(not heap[i] < heap[(i - 1) // 2] for i in range(1, len(heap)))
+
+
+def outcome(function, case: tuple) -> tuple:
+    heap, pair_counts = copy.deepcopy(case)
+    best = function(heap, pair_counts)
+    try:
+        entries, ordered = sorted(heap), is_heap(heap)
+    except TypeError:  # entries that cannot be compared: shown as they are
+        entries, ordered = list(heap), False
+    return best, entries, ordered, pair_counts
+
+
+def entries_text(entries: list) -> str:
+    """Heap entries as ``(count, pair)``, in pop order (their keys are long and say nothing)."""
+    shown = [(-e[0], e[2]) if isinstance(e, tuple) and len(e) == 3 else e for e in entries]
+    return short(shown)
+
+
+def compare(case: Any, expected: tuple, actual: tuple) -> str | None:
+    best, entries, _, counts = expected
+    best_got, entries_got, ordered, counts_got = actual
+    if best_got != best:
+        return f"Expected it to return {best}; yours returned {short(best_got)}."
+    if counts_got != counts:
+        return f"pair_counts must not change; yours changed it to {short(counts_got)}."
+    if entries_got != entries:
+        return (
+            f"It returned {best}, but the heap afterwards should hold (count, pair) "
+            f"{entries_text(entries)}; yours holds {entries_text(entries_got)}."
+        )
+    if not ordered:
+        return "The entries are right, but the list is no longer a heap: push with heapq.heappush."
+    return None
+
+
+def show_case(case: tuple) -> str:
+    heap, pair_counts = case
+    return f"a heap holding (count, pair) {entries_text(sorted(heap))}, pair_counts={short(pair_counts)}"
+
+
+def show_result(result: tuple) -> str:
+    best, entries, _, _ = result
+    return f"it to return {best}, leaving (count, pair) {entries_text(entries)} in the heap"

@@ -1,0 +1,206 @@
+"""The capstone (after notebook 09): a whole trainer in CS336's shape, graded on the checks
+CS336's tests make.
+
+CS336 assignment 1's ``tests/test_train_bpe.py`` trains on a fixed corpus at vocab 500, compares the
+merges exactly and the vocabulary as sets (of ids, and of tokens: the layout is free), and checks
+that with ``<|endoftext|>`` special, no other token holds ``<|`` (special tokens are never merged).
+Here the corpus is the package's own generated stories and the expected answer is the package's
+``train_bpe``; hypothesis adds small texts with special tokens inside and between words.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from bpe_course.api import train_bpe
+from bpe_course.course.grading import short
+from bpe_course.pretokenize import END_OF_TEXT, count_words_in_text, split_on_special_tokens
+from bpe_course.reference.sennrich import PAPER_EXAMPLE
+from bpe_course.trainers import v5_heap
+
+NOTEBOOK = "10_fast_max"
+SUMMARY = "capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens)"
+SOLUTION = "bpe_course.train_bpe"
+reference = train_bpe  # the package's own, in the same signature
+EXAMPLES = 25  # each trains twice on a small text: a few seconds in all
+CALL_SECONDS = 120.0  # a naive trainer on the reference corpus takes seconds, not minutes
+TOTAL_SECONDS = 600.0
+REFERENCE_BYTES = 100_000  # about CS336's corpus.en (133 kB): seconds even for a naive trainer
+REFERENCE_SEED = 0
+PIECES = [
+    "the",
+    " cat",
+    " sat",
+    "a",
+    "b",
+    "ab",
+    " ",
+    "  ",
+    "\n",
+    "é",
+    "中",
+    "!",
+    "'s",
+    " 42",
+    END_OF_TEXT,
+]
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A training text; ``label`` names it in reports when the text is too long to show."""
+
+    text: str
+    label: str | None = None
+
+    def __repr__(self) -> str:
+        return self.label or short(self.text)
+
+
+def reference_corpus() -> Corpus:
+    """The first whole stories of the course's generated corpus (seed 0), up to REFERENCE_BYTES."""
+    from bpe_course.corpora.generate import write_generated
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "reference.txt"
+        write_generated(path, REFERENCE_BYTES, "stories", REFERENCE_SEED)
+        text = path.read_text(encoding="utf-8")
+    label = f"the reference corpus ({REFERENCE_BYTES:_} bytes of the course's stories, seed {REFERENCE_SEED})"
+    return Corpus(text, label)
+
+
+def merges_possible(text: str, special_tokens: list[str]) -> int:
+    """How many merges the text allows before no pair is left."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        word_counts = count_words_in_text(text, special_tokens)
+        ceiling = 256 + len(special_tokens) + sum(len(w) for w in word_counts)
+        return len(v5_heap.merge_loop(word_counts, ceiling, special_tokens)[1])
+
+
+@st.composite
+def _training_inputs(draw):
+    text = "".join(draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=30)))
+    possible = merges_possible(text, [END_OF_TEXT])
+    assume(possible > 0)  # the grader never asks for more merges than the text allows
+    merges = draw(st.integers(min_value=1, max_value=min(possible, 12)))
+    return Corpus(text), 257 + merges, [END_OF_TEXT]
+
+
+def cases():
+    return _training_inputs()  # plain: picklable
+
+
+def fixed_cases() -> list:
+    four_words = " ".join(word for word, count in PAPER_EXAMPLE.items() for _ in range(count))
+    two_specials = "low<|sep|>er newest<|endoftext|>widest lowest<|sep|>\n" * 4
+    corpus = reference_corpus()
+    return [
+        (Corpus(four_words), 256 + 10, []),
+        (Corpus(two_specials), 256 + 2 + 12, [END_OF_TEXT, "<|sep|>"]),
+        (corpus, 500, [END_OF_TEXT]),  # CS336's test_train_bpe, on our corpus
+        (corpus, 1000, [END_OF_TEXT]),  # CS336's special-token test, on our corpus
+    ]
+
+
+def show_case(case: tuple) -> str:
+    corpus, vocab_size, special_tokens = case
+    return f"text={corpus!r}, vocab_size={vocab_size}, special_tokens={special_tokens!r}"
+
+
+def outcome(function, case: tuple) -> Any:
+    """Write the text to a file and train on it, as CS336's tests do."""
+    corpus, vocab_size, special_tokens = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "corpus.txt"
+        path.write_bytes(corpus.text.encode("utf-8"))
+        return function(path, vocab_size, list(special_tokens))
+
+
+def show_result(result: Any) -> str:
+    try:
+        vocab, merges = result
+        return f"{len(vocab)} tokens and {len(merges)} merges, beginning {short(merges[:3])}"
+    except (TypeError, ValueError):
+        return short(result)
+
+
+def compare(case: tuple, expected: tuple, actual: Any) -> str | None:
+    problem = shape_problem(actual)
+    if problem is not None:
+        return problem
+    corpus, _, special_tokens = case
+    (vocab_wanted, merges_wanted), (vocab, merges) = expected, actual
+    return (
+        special_token_problem(corpus.text, special_tokens, set(vocab.values()))
+        or merges_problem(merges_wanted, merges)
+        or vocab_problem(vocab_wanted, vocab)
+    )
+
+
+def shape_problem(actual: Any) -> str | None:
+    wanted = (
+        "train_bpe must return (vocab, merges): a dict {id: bytes} and a list of (bytes, bytes)"
+    )
+    if not (isinstance(actual, tuple) and len(actual) == 2):
+        return f"{wanted}; yours returned {short(actual)}."
+    vocab, merges = actual
+    if not isinstance(vocab, dict) or not all(
+        isinstance(k, int) and isinstance(v, bytes) for k, v in vocab.items()
+    ):
+        return f"{wanted}; your vocab is {short(vocab)}."
+    if not isinstance(merges, list) or not all(
+        isinstance(m, tuple) and len(m) == 2 and all(isinstance(t, bytes) for t in m)
+        for m in merges
+    ):
+        return f"{wanted}; your merges are {short(merges)}."
+    return None
+
+
+def special_token_problem(text: str, special_tokens: list[str], tokens: set[bytes]) -> str | None:
+    specials = [s.encode("utf-8") for s in special_tokens]
+    missing = [s for s in specials if s not in tokens]
+    if missing:
+        return f"Your vocabulary lacks the special token {missing[0]!r}."
+    # CS336's check: no other token holds the start of a special token (when the text itself has
+    # that start only inside special tokens, so a token holding it was merged across one).
+    ordinary = "".join(split_on_special_tokens(text, special_tokens)[::2]).encode("utf-8")
+    starts = {s[:2] for s in specials if s[:2] not in ordinary}
+    leaked = sorted(t for t in tokens if t not in specials and any(s in t for s in starts))
+    if leaked:
+        return (
+            f"A special token was merged: your vocabulary holds {leaked[0]!r}. Split the text at "
+            "special tokens before pretokenizing, and never count them."
+        )
+    return None
+
+
+def merges_problem(wanted: list, merges: list) -> str | None:
+    if merges == wanted:
+        return None
+    agree = next(i for i, (a, b) in enumerate(zip([*wanted, None], [*merges, None])) if a != b)
+    if agree < min(len(wanted), len(merges)):
+        which = "The first merge" if agree == 0 else f"Merge number {agree + 1}"
+        before = "" if agree == 0 else f" (the {agree} before it agree)"
+        return f"{which} differs: expected {wanted[agree]!r}, yours {merges[agree]!r}{before}."
+    return f"Expected {len(wanted)} merges; yours made {len(merges)} (the first {agree} agree)."
+
+
+def vocab_problem(wanted: dict, vocab: dict) -> str | None:
+    missing = sorted(set(wanted.values()) - set(vocab.values()))
+    extra = sorted(set(vocab.values()) - set(wanted.values()))
+    if missing or extra:
+        return (
+            f"The merges are right, but the vocabulary is not: it lacks {short(missing[:3])} "
+            f"and holds {short(extra[:3])} too many."
+        )
+    if set(vocab) != set(wanted):
+        return f"The tokens are right, but the ids should be 0 to {len(wanted) - 1}; yours are {short(sorted(vocab))}."
+    return None

@@ -1,0 +1,98 @@
+"""Exercise of notebook 08 (V4): rewrite the words holding a pair, keeping ``pair_to_words`` current.
+
+Graded on what the call leaves behind: the words, and the index with empty sets dropped (an empty
+set and no entry both say "no word holds this pair").
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import strategies as st
+
+from bpe_course.course.cases import ids, named
+from bpe_course.course.grading import short
+from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
+
+NOTEBOOK = "08_v4_inverted_index"
+SUMMARY = "rewrite the words holding a pair and keep pair_to_words current (V4)"
+SOLUTION = "bpe_course.trainers.v4_inverted_index.rewrite_words"
+
+
+def index_case(corpus: list[tuple[int, ...]], pair: tuple[int, int]) -> tuple:
+    """An input: the words, their index as V4 builds it, the pair to merge, a fresh id."""
+    _, pair_to_words = build_index(corpus, [1] * len(corpus))
+    return corpus, pair_to_words, pair, 4
+
+
+@st.composite
+def _inputs(draw):
+    corpus = draw(
+        st.lists(st.lists(ids, min_size=2, max_size=8).map(tuple), min_size=1, max_size=6)
+    )
+    _, pair_to_words = build_index(corpus, [1] * len(corpus))
+    return index_case(corpus, draw(st.sampled_from(sorted(pair_to_words))))
+
+
+def cases():
+    return _inputs()
+
+
+def fixed_cases() -> list:
+    return [
+        index_case([(0, 1, 2)], (1, 2)),
+        index_case([(0, 0, 0)], (0, 0)),
+        index_case([(0, 1, 0, 1), (1, 0)], (0, 1)),  # word 1 still holds (1, 0)
+        index_case([(0, 1, 2, 0, 1)], (1, 2)),  # (0, 1) still occurs, after the merge site
+        index_case([(3, 3), (3, 3, 3), (2, 3)], (3, 3)),
+    ]
+
+
+def reference(
+    words: list[tuple[int, ...]],
+    pair_to_words: dict[tuple[int, int], set[int]],
+    pair: tuple[int, int],
+    new_id: int,
+) -> None:
+    """The package's :func:`~bpe_course.trainers.v4_inverted_index.rewrite_words` (which also
+    returns the count changes, for V4's pair counts)."""
+    rewrite_words(pair, new_id, words, [1] * len(words), pair_to_words)
+
+
+def outcome(function, case: tuple) -> tuple:
+    """The words and the index after the call."""
+    corpus, pair_to_words, pair, new_id = copy.deepcopy(case)
+    function(corpus, pair_to_words, pair, new_id)
+    if not isinstance(pair_to_words, dict):
+        return corpus, pair_to_words
+    index = {p: sorted(ids) for p, ids in sorted(pair_to_words.items(), key=repr) if ids}
+    return corpus, index
+
+
+def compare(case: Any, expected: tuple, actual: tuple) -> str | None:
+    (words_wanted, index_wanted), (words_got, index_got) = expected, actual
+    if words_got != words_wanted:
+        return f"The words afterwards: expected {short(words_wanted)}; yours {short(words_got)}."
+    if index_got == index_wanted:
+        return None
+    if not isinstance(index_got, dict):
+        return f"pair_to_words must stay a dict; yours became {short(index_got)}."
+    wrong = [
+        f"pair_to_words[{pair}] expected {set(index_wanted.get(pair, ())) or 'no entry'}, "
+        f"yours {set(index_got.get(pair, ())) or 'no entry'}"
+        for pair in sorted(set(index_wanted) | set(index_got), key=repr)
+        if index_wanted.get(pair) != index_got.get(pair)
+    ]
+    return f"The words are right, but {'; '.join(wrong[:3])}."
+
+
+def show_case(case: tuple) -> str:
+    corpus, _, pair, new_id = case
+    return named(words=corpus, pair=pair, new_id=new_id) + " (pair_to_words built from the words)"
+
+
+def show_result(result: tuple) -> str:
+    corpus, index = result
+    index = {pair: set(ids) for pair, ids in index.items()}
+    return f"words {short(corpus)} and pair_to_words {short(index)}"

@@ -1,0 +1,25 @@
+"""Exercise of notebook 07 (V3): where to cut a corpus so that each chunk can be counted alone.
+
+Write the function below, save, then grade it: ``check("chunk_boundaries")`` in the notebook, or
+``bpe-course check chunk_boundaries`` in a terminal. The course's own solution is
+``bpe_course.pretokenize.find_chunk_boundaries`` (which reads a file in blocks; yours gets the
+bytes whole).
+"""
+
+
+def chunk_boundaries(data: bytes, desired_chunks: int, split_token: bytes) -> list[int]:
+    """Offsets that cut ``data`` into at most ``desired_chunks`` chunks, each cut just before an
+    occurrence of ``split_token``.
+
+    The rule, so that the grader can compare exactly:
+    - the list starts with 0 and ends with ``len(data)``; with ``desired_chunks <= 1`` or empty
+      data there is nothing in between;
+    - for i = 1, ..., desired_chunks - 1: guess ``i * len(data) // desired_chunks`` (but not before
+      the last boundary), and move forward to the first occurrence of ``split_token`` that starts
+      at or after the guess;
+    - if there is none, stop: no more cuts. A cut equal to the last boundary is not added again.
+
+    >>> chunk_boundaries(b"ab<s>cd<s>ef", 3, b"<s>")
+    [0, 7, 12]
+    """
+    raise NotImplementedError("write chunk_boundaries")

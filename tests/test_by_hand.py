@@ -1,0 +1,76 @@
+"""The traced examples of notebooks 05-10: the trainers' stages, run one at a time on the four
+words, do what the merge loops do, and the printouts show what the notebooks say they show."""
+
+from __future__ import annotations
+
+from bpe_course.course.by_hand import (
+    FOUR_WORDS,
+    show_changes,
+    show_count_to_pairs,
+    show_heap,
+    show_index,
+)
+from bpe_course.trainers import fast_max, v5_heap
+from bpe_course.trainers.common import initial_vocab, record_merge, words_as_ids
+from bpe_course.trainers.fast_max import best_pair, build_count_to_pairs, move_pairs
+from bpe_course.trainers.v2_incremental import pair_count_changes
+from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
+from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best, push_changes
+
+
+def test_v5_stages_make_the_loops_merges_with_a_stale_pop_and_a_push_back() -> None:
+    vocab, merges = initial_vocab(), []
+    words, counts = words_as_ids(FOUR_WORDS)
+    pair_counts, pair_to_words = build_index(words, counts)
+    keys = PairKeys(vocab)
+    heap = build_heap(pair_counts, keys)
+    stats, shown = [], []
+    for _ in range(3):
+        shown.append(show_heap(heap, pair_counts, vocab))
+        entry, stale, pushed_back = pop_best(heap, pair_counts)
+        stats.append((stale, pushed_back))
+        new_id = record_merge(vocab, merges, entry[2])
+        keys.add_token(vocab[new_id])
+        deltas, _ = rewrite_words(entry[2], new_id, words, counts, pair_to_words)
+        push_changes(heap, pair_counts, deltas, keys)
+    assert merges == v5_heap.merge_loop(FOUR_WORDS, 256 + 3)[1]
+    assert stats == [(0, 0), (0, 0), (2, 1)]  # the third pop: one dropped, one pushed back
+    assert "   8         (w, e)  stale: the live count is 2" in shown[2].splitlines()
+    assert "   9         (e, s)  stale: the pair is gone" in shown[2].splitlines()
+
+
+def test_fast_max_stages_make_the_loops_merges() -> None:
+    vocab, merges = initial_vocab(), []
+    words, counts = words_as_ids(FOUR_WORDS)
+    pair_counts, pair_to_words = build_index(words, counts)
+    count_to_pairs = build_count_to_pairs(pair_counts)
+    assert show_count_to_pairs(count_to_pairs, vocab).splitlines()[0] == "   9: (s, t) (e, s)"
+    for _ in range(3):
+        best, _ = best_pair(count_to_pairs, vocab)
+        new_id = record_merge(vocab, merges, best)
+        deltas, _ = rewrite_words(best, new_id, words, counts, pair_to_words)
+        move_pairs(count_to_pairs, pair_counts, deltas)
+    assert merges == fast_max.merge_loop(FOUR_WORDS, 256 + 3)[1]
+    assert sorted(count_to_pairs.keys()) == sorted(set(pair_counts.values()))
+
+
+def test_the_index_printout_marks_what_a_merge_changed() -> None:
+    vocab = initial_vocab()
+    words, counts = words_as_ids(FOUR_WORDS)
+    _, pair_to_words = build_index(words, counts)
+    before = {pair: set(ids) for pair, ids in pair_to_words.items()}
+    s, t = ord("s"), ord("t")
+    new_id = record_merge(vocab, [], (s, t))
+    rewrite_words((s, t), new_id, words, counts, pair_to_words)
+    lines = show_index(pair_to_words, words, vocab, before=before).splitlines()
+    assert "*        (e, st) -> 2: n e w e st, 3: w i d e st" in lines
+    assert "*         (s, t) -> gone" in lines
+    assert "          (l, o) -> 0: l o w, 1: l o w e r" in lines
+
+
+def test_the_overlapping_change_of_a_a_a() -> None:
+    vocab = initial_vocab()
+    a = ord("a")
+    aa = record_merge(vocab, [], (a, a))
+    changes = pair_count_changes((a, a, a), (a, a), aa, 1)
+    assert show_changes(changes, vocab) == "(a, a) -2, (aa, a) +1"

@@ -1,0 +1,447 @@
+"""The exercises and their grader: a stub is "not done yet", the course's solutions and other right
+answers pass, plausible wrong answers fail naming the smallest input, an endless loop is stopped,
+and every problem with the student's file is one paragraph (exit status 1), never a traceback."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_course.__main__ import main
+from bpe_course.course.cases import chunk_boundaries, pop_best, update_index
+from bpe_course.course.exercises import EXERCISES, check, exercise_file
+from bpe_course.paths import notebooks_dir
+from bpe_course.trainers.common import count_pairs, merge_word, tie_break_key
+from bpe_course.trainers.v2_incremental import pair_count_changes
+from bpe_course.trainers.v4_inverted_index import build_index
+
+NAMES = list(EXERCISES)
+
+
+def student_file(folder: Path, name: str, source: str) -> Path:
+    path = folder / f"{name}.py"
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+# --- The stubs, the course's solutions, the list -------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_stub_is_not_done_yet(name, capsys) -> None:
+    assert "raise NotImplementedError" in exercise_file(name).read_text(encoding="utf-8")
+    assert main(["check", name]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{name}: not done yet: ") and "NotImplementedError" in out
+    assert out.count("\n") == 1  # one paragraph
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_course_solution_passes(name, capsys) -> None:
+    assert main(["check", name, "--solution"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{name}: passed: the course's own solution, {EXERCISES[name].solution}")
+
+
+def test_list_names_every_exercise_one_a_line(capsys) -> None:
+    assert main(["check", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == NAMES
+    assert NAMES[0] == "merge_word"
+
+
+def test_a_notebook_cell_shows_the_paragraph_and_never_raises() -> None:
+    report = check("merge_word")  # what the notebooks' check cells run, on the committed stub
+    assert not report.passed and report.status == "not done"
+    assert repr(report) == str(report) and "not done yet" in repr(report)
+
+
+@pytest.mark.slow
+def test_a_check_cell_run_by_the_course_runner_says_not_done_yet(tmp_path) -> None:
+    # What `make course` does with a check cell while the stub is unfilled: the cell shows the
+    # paragraph and the notebook goes on (the grader's child process starts from a kernel).
+    import nbformat
+
+    from bpe_course.course.runner import run_notebook
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell('from bpe_course.exercises import check\n\ncheck("pop_best")'),
+        nbformat.v4.new_code_cell("print('went on')"),
+    ]
+    path = tmp_path / "97_check.ipynb"
+    nbformat.write(notebook, path)
+    executed = nbformat.read(run_notebook(path, tmp_path / "out", timeout=120), as_version=4)
+    shown = executed.cells[0].outputs[0]["data"]["text/plain"]
+    assert shown.startswith("pop_best: not done yet: ") and "NotImplementedError" in shown
+    assert executed.cells[1].outputs[0]["text"] == "went on\n"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_its_notebook_teaches_it_traces_by_hand_and_has_its_check_cell(name) -> None:
+    path = notebooks_dir() / f"{EXERCISES[name].notebook}.ipynb"
+    code = [
+        "".join(cell["source"])
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "code"
+    ]
+    assert any(f'check("{name}")' in source for source in code), f"{path.name}: no check cell"
+    assert any("bpe_course.course.by_hand" in source for source in code), f"{path.name}: no trace"
+
+
+# --- Right answers written independently of the package pass -------------------------------------
+
+RIGHT = {
+    "merge_word": """
+        def merge_word(word, pair, new_id):
+            out, i = [], 0
+            while i < len(word):
+                if word[i : i + 2] == pair:
+                    out.append(new_id)
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            return tuple(out)
+        """,
+    "pair_count_changes": """
+        from collections import Counter
+
+        def pair_count_changes(word, pair, new_id, count):
+            merged, i = [], 0
+            while i < len(word):
+                if word[i : i + 2] == pair:
+                    merged.append(new_id)
+                    i += 2
+                else:
+                    merged.append(word[i])
+                    i += 1
+            change = Counter()
+            change.subtract({p: count * n for p, n in Counter(zip(word, word[1:])).items()})
+            change.update({p: count * n for p, n in Counter(zip(merged, merged[1:])).items()})
+            return dict(change)  # zeros left in: the same as left out
+        """,
+    "chunk_boundaries": """
+        def chunk_boundaries(data, desired_chunks, split_token):
+            cuts = [0]
+            for i in range(1, max(desired_chunks, 1)):
+                found = data.find(split_token, max(i * len(data) // desired_chunks, cuts[-1]))
+                if found == -1:
+                    break
+                if found > cuts[-1]:
+                    cuts.append(found)
+            return cuts + [len(data)]
+        """,
+    "update_index": """
+        from bpe_course.trainers.common import merge_word
+
+        def update_index(words, pair_to_words, pair, new_id):
+            for i in pair_to_words.pop(pair):
+                old, new = words[i], merge_word(words[i], pair, new_id)
+                words[i] = new
+                for p in set(zip(old, old[1:])) - set(zip(new, new[1:])) - {pair}:
+                    pair_to_words[p].discard(i)
+                for p in set(zip(new, new[1:])):
+                    pair_to_words.setdefault(p, set()).add(i)
+        """,
+    "pop_best": """
+        import heapq
+
+        def pop_best(heap, pair_counts):
+            while heap:
+                neg_count, key, pair = heapq.heappop(heap)
+                live = pair_counts.get(pair, 0)
+                if live == -neg_count:
+                    return pair
+                if 0 < live < -neg_count:
+                    heapq.heappush(heap, (-live, key, pair))
+            return None
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RIGHT))
+def test_a_right_answer_written_apart_from_the_package_passes(name, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    report = check(name, student_file(tmp_path, name, RIGHT[name]))
+    assert report.passed, report.text
+    assert report.text.startswith(f"{name}: passed. Your function agreed with ")
+    assert not (tmp_path / ".hypothesis").exists()  # nothing written into the student's folder
+
+
+# --- Plausible wrong answers fail on the smallest input, named -----------------------------------
+
+WRONG = [
+    (  # merges overlapping occurrences twice: the index moves by one after a merge
+        "merge_word",
+        """
+        def merge_word(word, pair, new_id):
+            out = []
+            for i in range(len(word)):
+                out.append(new_id if word[i : i + 2] == pair else word[i])
+            return tuple(out)
+        """,
+        "on word=(0, 0), pair=(0, 0), new_id=4 (the smallest failing input hypothesis found). "
+        "Expected (4,); yours returned (4, 0).",
+    ),
+    (  # right to left
+        "merge_word",
+        """
+        def merge_word(word, pair, new_id):
+            out = list(word)
+            for i in range(len(out) - 2, -1, -1):
+                if tuple(out[i : i + 2]) == pair:
+                    out[i : i + 2] = [new_id]
+            return tuple(out)
+        """,
+        "on word=(0, 0, 0), pair=(0, 0), new_id=4 (the smallest failing input hypothesis found). "
+        "Expected (4, 0); yours returned (0, 4).",
+    ),
+    (  # the neighbours of each occurrence, without merging: wrong when occurrences overlap
+        "pair_count_changes",
+        """
+        def pair_count_changes(word, pair, new_id, count):
+            changes = {}
+            def add(p, d):
+                changes[p] = changes.get(p, 0) + d
+            for i in range(len(word) - 1):
+                if (word[i], word[i + 1]) == pair:
+                    add(pair, -count)
+                    if i > 0:
+                        add((word[i - 1], word[i]), -count)
+                        add((word[i - 1], new_id), count)
+                    if i + 2 < len(word):
+                        add((word[i + 1], word[i + 2]), -count)
+                        add((new_id, word[i + 2]), count)
+            return {p: d for p, d in changes.items() if d}
+        """,
+        "on word=(0, 0, 0), pair=(0, 0), new_id=4, count=1 (the smallest failing input hypothesis "
+        "found). Expected {(0, 0): -2, (4, 0): 1}",
+    ),
+    (  # cuts after the token instead of before it
+        "chunk_boundaries",
+        """
+        def chunk_boundaries(data, desired_chunks, split_token):
+            cuts = [0]
+            for i in range(1, max(desired_chunks, 1)):
+                found = data.find(split_token, max(i * len(data) // desired_chunks, cuts[-1]))
+                if found == -1:
+                    break
+                if cuts[-1] < found + len(split_token) < len(data):
+                    cuts.append(found + len(split_token))
+            return cuts + [len(data)]
+        """,
+        "on data=b'<|endoftext|><|endoftext|>', desired_chunks=2, split_token=b'<|endoftext|>' "
+        "(the smallest failing input hypothesis found). Expected [0, 13, 26]; yours returned [0, 26].",
+    ),
+    (  # forgets that the merged pair's words no longer hold it
+        "update_index",
+        """
+        from bpe_course.trainers.common import merge_word
+
+        def update_index(words, pair_to_words, pair, new_id):
+            for i in list(pair_to_words[pair]):
+                old, new = words[i], merge_word(words[i], pair, new_id)
+                words[i] = new
+                for p in set(zip(old, old[1:])) - set(zip(new, new[1:])) - {pair}:
+                    pair_to_words[p].discard(i)
+                for p in zip(new, new[1:]):
+                    pair_to_words.setdefault(p, set()).add(i)
+        """,
+        "on words=[(0, 0)], pair=(0, 0), new_id=4 (pair_to_words built from the words) (the "
+        "smallest failing input hypothesis found). The words are right, but "
+        "pair_to_words[(0, 0)] expected no entry, yours {0}.",
+    ),
+    (  # drops a stale entry whose pair is still alive instead of pushing it back
+        "pop_best",
+        """
+        import heapq
+
+        def pop_best(heap, pair_counts):
+            while heap:
+                neg_count, key, pair = heapq.heappop(heap)
+                if pair_counts.get(pair, 0) == -neg_count:
+                    return pair
+            return None
+        """,
+        "on a heap holding (count, pair) [(2, (0, 0))], pair_counts={(0, 0): 1} (the smallest "
+        "failing input hypothesis found). Expected it to return (0, 0); yours returned None.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "source", "wanted"), WRONG, ids=[w[0] for w in WRONG])
+def test_a_wrong_answer_fails_on_the_smallest_input(name, source, wanted, tmp_path, capsys) -> None:
+    path = student_file(tmp_path, name, source)
+    assert main(["check", name, "--file", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{name}: not right yet, {wanted}"), out
+    assert out.count("\n") == 1
+
+
+# --- Whatever the student's code does, one paragraph ----------------------------------------------
+
+
+def test_an_endless_loop_is_stopped_and_leaves_no_process(tmp_path) -> None:
+    endless = """
+        def merge_word(word, pair, new_id):
+            out, i = [], 0
+            while i < len(word):
+                if word[i : i + 2] == pair:
+                    out.append(new_id)
+                    i += 2
+                else:
+                    out.append(word[i])  # forgot i += 1
+            return tuple(out)
+        """
+    report = check("merge_word", student_file(tmp_path, "merge_word", endless), timeout=1)
+    assert not report.passed
+    assert report.text.startswith(
+        "merge_word: stopped after 1 s without an answer on word=(0, 1, 2), pair=(1, 2), new_id=4."
+    )
+    assert not multiprocessing.active_children()
+
+
+def test_a_file_that_loops_when_imported_is_stopped(tmp_path) -> None:
+    path = student_file(tmp_path, "merge_word", "while True:\n    pass\n")
+    report = check("merge_word", path, timeout=1)
+    assert report.text == (
+        f"merge_word: stopped after 1 s while loading {path}: does the file run an endless loop "
+        "when imported?"
+    )
+
+
+def test_a_syntax_error_is_one_line(tmp_path, capsys) -> None:
+    path = student_file(
+        tmp_path, "merge_word", "def merge_word(word, pair, new_id):\n    out = [\n"
+    )
+    assert main(["check", "merge_word", "--file", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out == f"merge_word: {path}, line 2: SyntaxError: '[' was never closed (`out = [`)\n"
+
+
+def test_the_students_exception_is_shown_as_theirs_with_its_line(tmp_path) -> None:
+    source = """
+        def merge_word(word, pair, new_id):
+            out, i = [], 0
+            while i < len(word):
+                if word[i] == pair[0] and word[i + 1] == pair[1]:
+                    out.append(new_id)
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            return tuple(out)
+        """
+    path = student_file(tmp_path, "merge_word", source)
+    text = check("merge_word", path).text
+    assert text.startswith(
+        f"merge_word: your function raised IndexError: tuple index out of range, at {path} line 5: "
+        "`if word[i] == pair[0] and word[i + 1] == pair[1]:`, on word=(0,), pair=(0, 0), new_id=4"
+    )
+    assert "Traceback" not in text and "grader" not in text and "\n" not in text
+
+
+def test_what_the_student_printed_is_shown(tmp_path) -> None:
+    source = """
+        def merge_word(word, pair, new_id):
+            print("looking at", word)
+            return word
+        """
+    text = check("merge_word", student_file(tmp_path, "merge_word", source)).text
+    assert "not right yet" in text and "It printed: 'looking at (" in text
+
+
+@pytest.mark.parametrize(
+    ("source", "wanted"),
+    [
+        ("import no_such_module_here\n", "could not be loaded: ModuleNotFoundError"),
+        (
+            "def merge_words(word, pair, new_id):\n    return word\n",
+            "defines no function merge_word",
+        ),
+        (
+            "import os\ndef merge_word(word, pair, new_id):\n    os._exit(3)\n",
+            "the grading process ended (exit status 3) while your function worked on word=",
+        ),
+        (
+            "import sys\ndef merge_word(word, pair, new_id):\n    sys.exit(3)\n",
+            "raised SystemExit: 3",
+        ),
+    ],
+    ids=["import error", "no function", "process exit", "sys.exit"],
+)
+def test_a_broken_file_is_one_paragraph(source, wanted, tmp_path) -> None:
+    report = check("merge_word", student_file(tmp_path, "merge_word", source))
+    assert not report.passed and wanted in report.text and "\n" not in report.text
+
+
+def test_a_missing_file_says_where_the_stub_is(tmp_path) -> None:
+    report = check("merge_word", tmp_path / "nowhere.py")
+    assert not report.passed
+    assert "no file" in report.text and "notebooks/exercises/merge_word.py" in report.text
+
+
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (["check", "merge_words"], "no exercise 'merge_words'; choose one of: merge_word,"),
+        (["check"], "name an exercise to check, or use --list"),
+    ],
+)
+def test_a_command_line_mistake_is_one_line_and_status_2(argv, wanted, capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and wanted in err
+
+
+# --- The package's own solutions are right (checked against recounting from scratch) ------------
+
+small_words = st.lists(st.integers(0, 3), max_size=10).map(tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_words, st.tuples(st.integers(0, 3), st.integers(0, 3)), st.integers(1, 50))
+def test_pair_count_changes_equal_recounting(word, pair, count) -> None:
+    new = merge_word(word, pair, 4)
+    before, after = count_pairs([word], [count]), count_pairs([new], [count])
+    wanted = {p: after.get(p, 0) - before.get(p, 0) for p in {*before, *after}}
+    assert pair_count_changes(word, pair, 4, count) == {p: d for p, d in wanted.items() if d}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_update_index_leaves_the_index_of_the_new_words(data) -> None:
+    words, pair_to_words, pair, new_id = data.draw(update_index.cases())
+    update_index.reference(words, pair_to_words, pair, new_id)
+    _, rebuilt = build_index(words, [1] * len(words))
+    assert {p: ids for p, ids in pair_to_words.items() if ids} == rebuilt
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_pop_best_finds_the_best_live_pair(data) -> None:
+    heap, pair_counts = data.draw(pop_best.cases())
+    best = max(
+        pair_counts,
+        key=lambda p: (pair_counts[p], tie_break_key(p, pop_best.TINY_VOCAB)),
+        default=None,
+    )
+    assert pop_best.reference(heap, pair_counts) == best
+    assert pop_best.is_heap(heap)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_chunk_boundaries_cut_just_before_the_token(data) -> None:
+    blob, desired, token = data.draw(chunk_boundaries.cases())
+    cuts = chunk_boundaries.reference(blob, desired, token)
+    assert cuts[0] == 0 and cuts[-1] == len(blob) and len(cuts) <= max(desired, 1) + 1
+    assert all(a < b for a, b in zip(cuts[1:-1], cuts[2:-1]))
+    assert all(blob.startswith(token, cut) for cut in cuts[1:-1])
