@@ -214,3 +214,18 @@ def test_export_writes_the_figure_and_the_table_shown(tmp_path) -> None:
     assert {p.suffix for p in paths} == {".svg", ".png"}
     table = pd.read_csv(view.save_table())
     assert set(table["size_bytes"]) == {1_000_000} and set(table["version"]) == {"v4", "v5"}
+
+
+def test_a_readers_trainer_joins_the_versions(tmp_path, monkeypatch) -> None:
+    (tmp_path / "my_bpe.py").write_text(
+        "def train(input_path, vocab_size, special_tokens):\n    return {}, []\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    view = explorer()
+    view.own_trainer.value = "my_bpe:nothing_here"
+    assert (
+        "has no function" in view.status.value and "my_bpe:nothing_here" not in view.version.options
+    )
+    view.own_trainer.value = "my_bpe:train"
+    assert "my_bpe:train" in view.version.options and "my_bpe:train" in view.version.value
+    assert "cell(s) of the selection not measured yet" in view.status.value

@@ -109,6 +109,11 @@ class Explorer:
         self.version = w.SelectMultiple(
             options=versions, value=default_versions, description="versions:", rows=5
         )
+        self.own_trainer = w.Text(
+            placeholder="your trainer: module:function",
+            continuous_update=False,
+            layout=_width(260),
+        )
         self.machine = w.SelectMultiple(
             options=machines, value=machines, description="machines:", rows=3
         )
@@ -150,6 +155,7 @@ class Explorer:
             control.observe(lambda _: self.redraw(), names="value")
         self.add_size.observe(lambda _: self._add_size(), names="value")
         self.add_vocab.observe(lambda _: self.redraw(), names="value")
+        self.own_trainer.observe(lambda _: self._add_trainer(), names="value")
         self.measure_button.on_click(lambda _: self.start_measuring())
         self.cancel_button.on_click(lambda _: self.stop_measuring())
         self.save_figure_button.on_click(lambda _: self.save_figure())
@@ -161,7 +167,7 @@ class Explorer:
                 w.HBox(
                     [self.corpus, w.VBox([self.size, self.add_size]), self.version, self.machine]
                 ),
-                w.HBox([self.vocab, self.add_vocab]),
+                w.HBox([self.vocab, self.add_vocab, self.own_trainer]),
                 w.HBox([self.metric, self.scale, self.log_x, self.log_y]),
                 w.HBox(
                     [
@@ -240,6 +246,25 @@ class Explorer:
         self.size.options = sorted(options.items(), key=lambda item: item[1])
         self.size.value = tuple(sorted({*self.size.value, size}))
         self.add_size.value = ""
+
+    def _add_trainer(self) -> None:
+        """A reader's trainer (``module:function``, CS336's signature) becomes a version to
+        measure beside the course's: checked first, so a typo is a message, not a failed run."""
+        from bpe_course.bench.libraries import load_trainer
+        from bpe_course.errors import BPEInputError
+
+        spec = self.own_trainer.value.strip()
+        if not spec:
+            return
+        try:
+            load_trainer(spec)
+        except BPEInputError as error:
+            self.status.value = html.escape(str(error))
+            return
+        if spec not in self.version.options:
+            self.version.options = [*self.version.options, spec]
+        self.version.value = (*self.version.value, spec)
+        self.own_trainer.value = ""
 
     # --- measuring ------------------------------------------------------------------------------
 
@@ -347,9 +372,12 @@ def _corpora_available() -> set[str]:
 
 
 def _versions_available() -> list[str]:
+    """The course's trainers, the reference designs, and the libraries installed (``hf``,
+    ``rustbpe``, from the ``bench`` extra): anything the harness can measure by name."""
+    from bpe_course.bench.libraries import LIBRARIES, library_available
     from bpe_course.trainers import ALL_TRAINERS
 
-    return list(ALL_TRAINERS)
+    return [*ALL_TRAINERS, *(name for name in LIBRARIES if library_available(name))]
 
 
 def _numbers(text: str) -> list[int]:
