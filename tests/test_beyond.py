@@ -110,3 +110,17 @@ def test_a_size_with_a_decimal_point_names_the_course_corpus(tmp_path, monkeypat
     assert resolve_corpus("0.05MB").name.startswith("generated-stories-0.05MB")
     with pytest.raises(BPEInputError, match="corpus file not found: nowhere.txt"):
         resolve_corpus("nowhere.txt")
+
+
+def test_pretokenize_scaling_cli_times_both_and_refuses_a_missing_file(tmp_path, capsys) -> None:
+    from bpe_course.bench.beyond import main
+
+    corpus = tmp_path / "small.txt"
+    corpus.write_text("the cat sat on the mat<|endoftext|>a dog ran\n" * 200, encoding="utf-8")
+    main([str(corpus), "--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "speed-up of 2 workers over 1, per repeat: [" in out
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(tmp_path / "missing.txt")])
+    assert exit_info.value.code == 2
+    assert "is not a file" in capsys.readouterr().err

@@ -89,10 +89,28 @@ def pretokenize_scaling(
     return pd.DataFrame(rows)
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m bpe_course.bench.beyond FILE``: 1 worker against 2 on one file's pretokenization."""
+    import argparse
+    from pathlib import Path
 
-    table = pretokenize_scaling(sys.argv[1], repeats=int(sys.argv[2]) if len(sys.argv) > 2 else 3)
+    parser = argparse.ArgumentParser(
+        prog="python -m bpe_course.bench.beyond",
+        description="Time counting a file's words by pieces with 1 and with 2 workers, in turn "
+        "within each repeat, and print the speed-up of 2 over 1 per repeat.",
+    )
+    parser.add_argument("file", type=Path, help="a UTF-8 text file (100 MB or more shows the pool)")
+    parser.add_argument("--repeats", type=int, default=3, help="default: 3")
+    args = parser.parse_args(argv)
+    if not args.file.is_file():
+        parser.error(f"{args.file} is not a file: give the path of a UTF-8 text corpus")
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    table = pretokenize_scaling(args.file, repeats=args.repeats)
     wide = table.pivot(index="repeat", columns="workers", values="seconds")
     print(table.to_string(index=False))
     print(f"speed-up of 2 workers over 1, per repeat: {(wide[1] / wide[2]).round(2).tolist()}")
+
+
+if __name__ == "__main__":
+    main()
