@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
-from bpe_course.pretokenize import count_words
 from bpe_course.sources import (
     GZIP_SUFFIX,
     Corpus,
@@ -72,7 +71,7 @@ def train_bpe(
         )
     else:
         word_counts = _count_here(
-            paths, special_tokens, workers if trainer.parallel else 1, progress
+            trainer.count_words, paths, special_tokens, workers if trainer.parallel else 1, progress
         )
     if not word_counts:
         raise BPEInputError(
@@ -118,9 +117,14 @@ def learn_merges(
 
 
 def _count_here(
-    paths: list[Path], special_tokens: Sequence[str], workers: int | None, progress: bool | None
+    count_words: Callable[..., dict[bytes, int]],
+    paths: list[Path],
+    special_tokens: Sequence[str],
+    workers: int | None,
+    progress: bool | None,
 ) -> dict[bytes, int]:
-    """Word counts on this machine: one plain file as ``count_words`` always did, else by file set."""
+    """Word counts on this machine: one plain file by the trainer's own ``count_words`` (the fast
+    trainer counts pieces), several files or a ``.gz`` by file set."""
     total = sum(path.stat().st_size for path in paths)
     bar = _progress_bar(progress, total=total, desc="pretokenize", unit="B")
     update = None if bar is None else bar.update

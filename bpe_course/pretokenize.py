@@ -30,6 +30,36 @@ from bpe_course.errors import BPEInputError
 # optional space + digits, optional space + other symbols, then whitespace runs.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
+# The same six alternatives, named, so a match can say which one took it (``match.lastgroup``).
+GPT2_ALTERNATIVES = {
+    "contraction": r"'(?:[sdmt]|ll|ve|re)",
+    "letters": r" ?\p{L}+",
+    "digits": r" ?\p{N}+",
+    "other": r" ?[^\s\p{L}\p{N}]+",
+    "whitespace_run": r"\s+(?!\S)",
+    "whitespace_left": r"\s+",
+}
+assert "|".join(GPT2_ALTERNATIVES.values()) == GPT2_PATTERN  # one pattern, written twice
+GPT2_NAMED = regex.compile("|".join(f"(?P<{k}>{v})" for k, v in GPT2_ALTERNATIVES.items()))
+
+
+def which_alternative(text: str) -> list[tuple[str, str]]:
+    """Each pretoken of ``text`` with the name of the alternative that matched it.
+
+    >>> which_alternative("I'll pay 3")
+    [('I', 'letters'), ("'ll", 'contraction'), (' pay', 'letters'), (' 3', 'digits')]
+    """
+    return [(match.group(), match.lastgroup) for match in GPT2_NAMED.finditer(text)]
+
+
+# GPT-4's pretokenizer (cl100k_base, as tiktoken writes it), for comparison only (notebook 12); the
+# course trains with GPT-2's. Letters may take one leading character that is not a letter, digit or
+# newline (a space, a tab, a bracket), digits go in runs of one to three with no space, contractions
+# ignore case, and a run of whitespace ending in a newline stays one pretoken.
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
+    r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
 
 # The document separator of TinyStories and of GPT-2; chunks are cut at it when it is a special token.
 END_OF_TEXT = "<|endoftext|>"
@@ -164,10 +194,15 @@ def _next_occurrence(f, start: int, token: bytes) -> int | None:
 
 def count_chunk(path: str, start: int, end: int, special_tokens: Sequence[str]) -> Counter[str]:
     """Count the pretokens of one byte range of a file (a worker: module level, so spawn works)."""
+    return _count_strings(read_text(path, start, end), special_tokens)
+
+
+def read_text(path: str, start: int, end: int) -> str:
+    """Bytes ``start:end`` of a file as text, or a clear error naming the first invalid byte."""
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    return _count_strings(decode_utf8(data, path, start), special_tokens)
+    return decode_utf8(data, path, start)
 
 
 def decode_utf8(data: bytes | bytearray, path: str, offset: int, where: str = "") -> str:

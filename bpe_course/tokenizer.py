@@ -4,6 +4,11 @@ Encoding does what training did, in the same order: split out special tokens (lo
 split), cut the rest into GPT-2 pretokens, then inside each pretoken apply the learned merges by
 rank (the earliest-learned applicable merge first, every occurrence of it, left to right), until
 none applies. A pretoken's ids depend only on the pretoken, so they are cached.
+
+Text that UTF-8 cannot encode is refused, never repaired silently: a Python string may hold a lone
+surrogate (U+D800 to U+DFFF, half of a UTF-16 pair; ``json.loads('"\\ud83d"')`` makes one), and
+``encode`` raises :class:`~bpe_course.errors.BPEInputError` naming it, its index in the text, and
+the one-line repair (``text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")``).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ class Tokenizer:
         for token_id, token in sorted(self.vocab.items()):
             self._id_of.setdefault(token, token_id)
         for token in self.special_tokens:  # a special token missing from the vocab is appended
-            encoded = token.encode("utf-8")
+            encoded = _utf8(token, "special token")
             if encoded not in self._id_of:
                 new_id = max(self.vocab, default=-1) + 1
                 self.vocab[new_id] = encoded
@@ -74,7 +79,13 @@ class Tokenizer:
     # --- Encoding ---------------------------------------------------------------------------------
 
     def encode(self, text: str) -> list[int]:
-        """The ids of ``text``."""
+        """The ids of ``text``; :class:`BPEInputError` if it holds a lone surrogate."""
+        try:
+            return self._encode(text)
+        except UnicodeEncodeError:  # only a surrogate makes str -> UTF-8 fail
+            raise surrogate_error(text) from None
+
+    def _encode(self, text: str) -> list[int]:
         ids: list[int] = []
         if self._special_regex is None:
             self._encode_ordinary(text, ids)
@@ -94,12 +105,20 @@ class Tokenizer:
         stays bounded by the longest pretoken, whatever the input's size, and the ids equal
         ``encode`` of the whole text.
         """
-        pending = ""
+        pending, done = "", 0  # done: characters before ``pending`` (for the error's index)
         for chunk in iterable:
-            ids, pending = self._encode_settled(pending + chunk)
+            text = pending + chunk
+            try:
+                ids, pending = self._encode_settled(text)
+            except UnicodeEncodeError:
+                raise surrogate_error(text, done) from None
+            done += len(text) - len(pending)
             yield from ids
         if pending:
-            yield from self.encode(pending)
+            try:
+                yield from self._encode(pending)
+            except UnicodeEncodeError:
+                raise surrogate_error(pending, done) from None
 
     def _encode_settled(self, text: str) -> tuple[list[int], str]:
         """The ids of the part of ``text`` that no appended text can change, and the rest."""
@@ -200,3 +219,34 @@ class Tokenizer:
             f"Tokenizer({len(self.vocab)} tokens, {len(self.merges)} merges, "
             f"special tokens {self.special_tokens})"
         )
+
+
+REPAIR = 'text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")'
+
+
+def surrogate_error(text: str, offset: int = 0, what: str = "the text") -> BPEInputError:
+    """The error for text holding a surrogate code point, which UTF-8 cannot encode.
+
+    ``offset`` is the number of characters before ``text`` (``encode_iterable`` reports the index
+    in the whole stream). A high surrogate followed by a low one is a pair that should have been
+    one character (text decoded as UTF-16 code units, JSON's ``\\ud83d\\ude00``), so it is named
+    as such; the repair rejoins such pairs and replaces every lone half with U+FFFD.
+    """
+    index = next(i for i, char in enumerate(text) if "\ud800" <= char <= "\udfff")
+    first, after = text[index], text[index + 1 : index + 2]
+    if first <= "\udbff" and after and "\udc00" <= after <= "\udfff":
+        pair = f"U+{ord(first):04X} U+{ord(after):04X}"
+        found = f"a UTF-16 surrogate pair stored as two code points ({pair})"
+    else:
+        found = f"a lone surrogate (U+{ord(first):04X}, half of a UTF-16 pair)"
+    return BPEInputError(
+        f"{what} holds {found} at index {offset + index}, which UTF-8 cannot encode. "
+        f"Repair it before encoding: {REPAIR} joins split pairs and turns lone halves into U+FFFD."
+    )
+
+
+def _utf8(text: str, what: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise surrogate_error(text, what=f"{what} {text!r}") from None

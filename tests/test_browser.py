@@ -1,5 +1,7 @@
-"""The crossover notebook in a real browser: JupyterLab on 127.0.0.1, headless Debian chromium
-driven by Playwright. The explorer widget must display, and moving a control must redraw its plot.
+"""The course's widgets in a real browser: JupyterLab (and Voila, for ``bpe-course explore``) on
+127.0.0.1, headless Debian chromium driven by Playwright. Each widget must display without
+"Error displaying widget", each control must change what is shown, the explorer must measure a
+missing cell and add its point, cancel must stop it, and no figure may be shown shrunk.
 
 Needs Debian's ``chromium`` (``.ci/run`` installs it); skipped, with the reason, where it is absent.
 A screenshot is saved to ``test-artifacts/browser/`` for a human to look at.
@@ -14,7 +16,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -174,22 +175,55 @@ def wait_for_run(page, target, timeout_s: float = 480) -> None:
     raise TimeoutError(f"the explorer's plot did not appear: {state}")
 
 
-def wait_for_new_plot(page, old_src: str | None) -> str:
-    """Wait until the explorer's plot image differs from ``old_src``; return the new source."""
-    page.wait_for_function(
-        """([selector, old]) => {
-            const img = document.querySelector(selector);
-            return img && img.getAttribute('src') !== old;
-        }""",
-        arg=[".widget-vbox .widget-output img", old_src],
-        timeout=60_000,
-    )
-    new = page.locator(".widget-vbox .widget-output img").first.get_attribute("src")
-    assert new and new != old_src
-    return new
+CANVAS_JS = """(root) => {
+    const canvas = root.querySelector('canvas.jupyter-matplotlib-canvas')
+        || root.querySelector('canvas');
+    return canvas ? canvas.toDataURL() : null;
+}"""
 
 
-def test_crossover_explorer_displays_and_redraws(jupyter_lab) -> None:
+def canvas_image(locator) -> str | None:
+    """The explorer's live figure (an ipympl canvas) as a data URL, to see that it was redrawn."""
+    return locator.evaluate(CANVAS_JS)
+
+
+def wait_for_change(page, read, old, what: str, timeout_s: float = 60) -> object:
+    """Poll ``read()`` until it differs from ``old``; fail naming ``what`` if it never does."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        new = read()
+        if new is not None and new != old:
+            return new
+        page.wait_for_timeout(300)
+    raise AssertionError(f"{what} did not change within {timeout_s} s")
+
+
+SHRUNK_IMAGES_JS = """() => [...document.querySelectorAll('.jp-OutputArea-output img')]
+    .filter(img => img.complete && img.naturalWidth > 0 && img.getBoundingClientRect().width > 0)
+    .filter(img => img.naturalWidth > img.getBoundingClientRect().width * 1.05)
+    .map(img => img.naturalWidth + 'px shown at ' + Math.round(img.getBoundingClientRect().width))
+"""
+
+
+def run_notebook(page, base: str, token: str, name: str, target_selector: str):
+    """Open ``name``, run all its cells, wait for ``target_selector`` to be visible; return it."""
+    page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    wait_for_kernel(page)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    target = page.locator(target_selector).last
+    wait_for_run(page, target)
+    page.wait_for_timeout(500)
+    assert page.get_by_text("Error displaying widget").count() == 0, name
+    return target
+
+
+def status_of(explorer) -> str:
+    return explorer.locator(".widget-html").first.inner_text()
+
+
+def test_explorer_in_jupyterlab(jupyter_lab) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     base, token = jupyter_lab
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -197,45 +231,171 @@ def test_crossover_explorer_displays_and_redraws(jupyter_lab) -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            page.goto(f"{base}/lab/tree/11_crossover.ipynb?reset&token={token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-            wait_for_kernel(page)
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-
-            explorer = page.locator(".widget-vbox", has=page.locator(".widget-toggle-buttons"))
-            plot = explorer.locator(".widget-output img").first
-            wait_for_run(page, plot)
-            page.wait_for_timeout(500)
-            assert page.get_by_text("Error displaying widget").count() == 0
-            explorer.scroll_into_view_if_needed()
-            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_before.png"))
-            before = plot.get_attribute("src")
-
-            explorer.get_by_role("button", name="end to end").click()
-            after = wait_for_new_plot(page, before)
-            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_after.png"))
-            assert page.get_by_text("Error displaying widget").count() == 0
-
-            # Move the vocab slider's upper handle down from the keyboard: fewer runs, new plot.
-            status = explorer.get_by_text("runs shown")
-            shown = int(status.inner_text().split()[0])
-            explorer.locator(".noUi-handle-upper").focus()
-            for _ in range(25):  # 25 steps of 50: from 5,000 down to 3,750
-                page.keyboard.press("ArrowLeft")
-            wait_for_new_plot(page, after)
-            page.wait_for_function(
-                "([n]) => [...document.querySelectorAll('.widget-html')].some("
-                "e => /^\\d+ runs shown$/.test(e.innerText.trim())"
-                " && parseInt(e.innerText) < n)",
-                arg=[shown],
-                timeout=60_000,
+            explorer = run_notebook(
+                page,
+                base,
+                token,
+                "11_crossover.ipynb",
+                ".widget-vbox:has(.jupyter-matplotlib):has(.widget-toggle-buttons)",
             )
-            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_slider.png"))
+            explorer.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "explorer_before.png"))
+            shrunk = page.evaluate(SHRUNK_IMAGES_JS)
+            assert not shrunk, f"figures shown smaller than drawn: {shrunk}"
+
+            before = canvas_image(explorer)
+            explorer.get_by_role("button", name="end to end").click()
+            after = wait_for_change(page, lambda: canvas_image(explorer), before, "the figure")
+            explorer.get_by_text("log time").click()
+            wait_for_change(page, lambda: canvas_image(explorer), after, "the figure (log axis)")
+            page.screenshot(path=str(ARTIFACTS / "explorer_controls.png"))
+
+            # A corpus size nobody measured: its cells are missing; measure them, points appear.
+            # One version only, to keep the runs few (one per vocab size of the range).
+            explorer.locator(".widget-select-multiple select").nth(2).select_option(["v5"])
+            status = status_of(explorer)
+            size_box = explorer.locator("input[placeholder='add a size: 2MB']")
+            size_box.fill("30KB")
+            size_box.press("Enter")
+            grown = wait_for_change(page, lambda: status_of(explorer), status, "the status")
+            assert "not measured yet" in grown and not grown.startswith("0 cell")
+            empty_plot = canvas_image(explorer)
+            explorer.get_by_role("button", name="measure missing cells").click()
+            page.wait_for_function(
+                "(el) => /; measured \\d+ of \\d+ missing/.test(el.innerText)",
+                arg=explorer.locator(".widget-html").first.element_handle(),
+                timeout=300_000,
+            )
+            page.screenshot(path=str(ARTIFACTS / "explorer_measured.png"))
+            assert "failed" not in status_of(explorer)
+            assert canvas_image(explorer) != empty_plot  # the measured points were drawn
+
+            # Another unmeasured size, then cancel at once: the run under way is stopped.
+            size_box.fill("40KB")
+            size_box.press("Enter")
+            explorer.get_by_role("button", name="measure missing cells").click()
+            explorer.get_by_role("button", name="cancel").click()
+            page.wait_for_function(
+                "(el) => el.innerText.includes('(cancelled)')",
+                arg=explorer.locator(".widget-html").first.element_handle(),
+                timeout=300_000,
+            )
+            page.screenshot(path=str(ARTIFACTS / "explorer_cancelled.png"))
             assert page.get_by_text("Error displaying widget").count() == 0
         except Exception:
-            page.screenshot(path=str(ARTIFACTS / "crossover_explorer_failure.png"))
+            page.screenshot(path=str(ARTIFACTS / "explorer_failure.png"))
             raise
         finally:
             browser.close()
-    assert Path(ARTIFACTS / "crossover_explorer_after.png").stat().st_size > 10_000
+
+
+# Each notebook's widget, one control moved, what it shows must change.
+WIDGETS = [
+    ("02_unicode_and_utf8.ipynb", ".widget-vbox:has(.widget-text input)", "input", "naïve 👩‍👩‍👧"),
+    ("03_sennrich_bpe.ipynb", ".widget-vbox:has(.widget-slider)", "next ▶", None),
+    (
+        "04_byte_level_bpe.ipynb",
+        ".widget-vbox:has(.widget-textarea)",
+        "textarea",
+        "Don't 42 times!",
+    ),
+    ("09_v5_heap.ipynb", ".widget-vbox:has(.widget-slider)", "next ▶", None),
+    (
+        "12_using_the_tokenizer.ipynb",
+        ".widget-vbox:has(.widget-dropdown)",
+        "textarea",
+        "The café, 1999.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "selector", "control", "text"), WIDGETS, ids=[w[0][:2] for w in WIDGETS]
+)
+def test_widget_in_jupyterlab(jupyter_lab, name, selector, control, text) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    base, token = jupyter_lab
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        stem = name.split(".")[0]
+        try:
+            widget = run_notebook(page, base, token, name, selector)
+            widget.scroll_into_view_if_needed()
+            before = widget.inner_text()
+            if text is None:
+                widget.get_by_role("button", name=control).click()
+                widget.get_by_role("button", name=control).click()
+            else:
+                field = widget.locator(control).first
+                field.fill(text)
+                field.press("Tab")
+            wait_for_change(page, widget.inner_text, before, f"{stem}'s widget")
+            page.screenshot(path=str(ARTIFACTS / f"{stem}_widget.png"))
+            assert page.get_by_text("Error displaying widget").count() == 0
+            shrunk = page.evaluate(SHRUNK_IMAGES_JS)
+            assert not shrunk, f"figures shown smaller than drawn: {shrunk}"
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / f"{stem}_failure.png"))
+            raise
+        finally:
+            browser.close()
+
+
+def test_explore_page(tmp_path) -> None:
+    """``bpe-course explore``: the explorer alone, served by Voila on 127.0.0.1."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("voila", reason="the explore page needs the explore extra")
+    port = free_port()
+    env = {
+        **os.environ,
+        "BPE_COURSE_BUILD": str(tmp_path / "build"),
+        "BPE_COURSE_DATA": str(tmp_path / "data"),
+        "BPE_COURSE_FIGURES": str(tmp_path / "f"),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "bpe_course", "explore", f"--port={port}", "--no-browser"],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "voila.log", "wb"),
+    )
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail(
+                        "Voila did not start:\n" + (tmp_path / "voila.log").read_text()[-3000:]
+                    )
+                time.sleep(0.5)
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            try:
+                page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+                explorer = page.locator(".widget-vbox:has(.widget-toggle-buttons)").first
+                explorer.wait_for(timeout=180_000)
+                page.wait_for_timeout(1000)
+                assert page.get_by_text("Error displaying widget").count() == 0
+                before = canvas_image(explorer)
+                explorer.get_by_role("button", name="end to end").click()
+                wait_for_change(page, lambda: canvas_image(explorer), before, "the figure")
+                page.screenshot(path=str(ARTIFACTS / "explore_page.png"))
+            finally:
+                browser.close()
+    finally:
+        import signal
+
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(server.pid, sig)
+                server.wait(timeout=20)
+                break
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                continue

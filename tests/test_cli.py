@@ -169,3 +169,16 @@ def test_help_is_complete(command, capsys) -> None:
     out = capsys.readouterr().out
     assert out.startswith("usage: bpe-course " + " ".join(command))
     assert "--help" in out
+
+
+def test_explore_without_voila_says_what_to_install(monkeypatch, capsys) -> None:
+    import importlib.util
+
+    from bpe_course.__main__ import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "voila" else real(name, *a)
+    )
+    assert main(["explore", "--no-browser"]) == 2
+    assert "needs Voila: pip install -e '.[explore]'" in capsys.readouterr().err

@@ -144,3 +144,14 @@ def test_small_files_start_no_pool(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(multiprocessing, "get_context", no_pool)
     path = write(tmp_path, "small.txt", ("tiny story" + EOT) * 100)
     assert count_words(path, [EOT], workers=8) == {b"tiny": 100, b" story": 100}
+
+
+def test_gpt4_pattern_is_tiktokens_cl100k() -> None:
+    """The comparison pattern of notebook 11 is the one tiktoken ships (read from its source: the
+    encoding itself would need a download)."""
+    import inspect
+
+    tiktoken_ext = pytest.importorskip("tiktoken_ext.openai_public")
+    assert pretokenize.CL100K_PATTERN in inspect.getsource(tiktoken_ext)
+    cl100k = pretokenize.regex.compile(pretokenize.CL100K_PATTERN)
+    assert cl100k.findall("I'M in 2024") == ["I", "'M", " in", " ", "202", "4"]

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from bpe_course import train_bpe
 from bpe_course.corpora.datasets import generated_corpus
+from bpe_course.errors import BPEInputError
 from bpe_course.exports import save_hugging_face, save_tiktoken, tiktoken_encoding
 from bpe_course.formats import TokenizerFileError, load_gpt2
-from bpe_course.tokenizer import Tokenizer
+from bpe_course.tokenizer import REPAIR, Tokenizer
 
 from .conftest import EOT, stdlib_corpus
 
@@ -88,6 +89,51 @@ def test_decode_replaces_invalid_utf8(trained: Tokenizer) -> None:
     assert trained.decode([first_byte_of_e_acute, ord("a")]) == "\ufffda"
     with pytest.raises(ValueError, match="id 999999 is not in the vocabulary"):
         trained.decode([1, 999999])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    before=texts,
+    surrogate=st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+    after=texts,
+    cuts=st.lists(st.integers(0, 400), max_size=4),
+)
+def test_a_surrogate_is_one_clear_error_with_its_index(
+    trained: Tokenizer, before: str, surrogate: str, after: str, cuts: list[int]
+) -> None:
+    """UTF-8 cannot encode U+D800..U+DFFF: never a bare UnicodeEncodeError, always the index and
+    the repair, from ``encode`` and from ``encode_iterable`` however the text is cut."""
+    text = before + surrogate + after
+    index = f"at index {len(before)},"
+    with pytest.raises(BPEInputError, match=index) as raised:
+        trained.encode(text)
+    assert f"U+{ord(surrogate):04X}" in str(raised.value) and REPAIR in str(raised.value)
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    with pytest.raises(BPEInputError, match=index):
+        list(trained.encode_iterable(pieces))
+    repaired = apply_repair(text)
+    assert trained.decode(trained.encode(repaired)) == repaired
+
+
+def apply_repair(text: str) -> str:
+    """The repair the message names (kept in step with it by the assertion below)."""
+    assert REPAIR == 'text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")'
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def test_a_split_surrogate_pair_is_named_and_the_repair_rejoins_it(trained: Tokenizer) -> None:
+    # UTF-16 code units taken one by one (JavaScript's string indexes, say) give such pairs.
+    text = "a smile: " + chr(0xD83D) + chr(0xDE00)
+    with pytest.raises(BPEInputError, match=r"pair stored as two code points \(U\+D83D U\+DE00\)"):
+        trained.encode(text)
+    assert apply_repair(text) == "a smile: \N{GRINNING FACE}"
+    lone = json.loads('"half a smile: \\ud83d"')  # JSON keeps an unpaired escape as it is
+    with pytest.raises(BPEInputError, match=r"lone surrogate \(U\+D83D"):
+        trained.encode(lone)
+    assert apply_repair(lone) == "half a smile: \ufffd"
+    with pytest.raises(BPEInputError, match="special token"):
+        Tokenizer(trained.vocab, trained.merges, ["<\ud800>"])
 
 
 def test_encode_iterable_memory_does_not_grow_with_the_input(trained: Tokenizer) -> None:

@@ -10,14 +10,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
 
-from bpe_course.bench.harness import stored_results  # noqa: E402
 from bpe_course.course.widgets import (  # noqa: E402
     byte_explorer,
     byte_table,
-    crossover_explorer,
     sennrich_stepper,
     stepper_html,
 )
@@ -79,63 +75,81 @@ def test_stepper_shows_the_end_of_word_marker_escaped() -> None:
     assert plt.get_fignums() == open_before  # every redraw closed its figure
 
 
-@pytest.fixture
-def stored() -> pd.DataFrame:
-    table = stored_results("crossover_generated")
-    return table[table["size"].isin(["1MB", "5MB"])]
+def test_byte_explorer_says_when_it_shows_only_part_and_handles_empty_text() -> None:
+    from bpe_course.course.widgets import BYTE_ROWS
+
+    explorer = byte_explorer("a")
+    long_text = "é" * (BYTE_ROWS + 30) + "😀"
+    controls(explorer)["text:"].value = long_text
+    assert f"the table shows the first {BYTE_ROWS} characters" in status_text(explorer)
+    controls(explorer)["text:"].value = ""
+    assert "<b>0</b> characters" in status_text(explorer)
+    output = explorer.children[-1]
+    assert output.outputs == ()  # no stray empty table
 
 
-def test_explorer_selection_drives_the_count(stored) -> None:
-    import matplotlib.pyplot as plt
+def test_stepper_names_the_next_pair_when_it_stops_early() -> None:
+    from bpe_course.reference.sennrich import PAPER_EXAMPLE
 
-    open_before = plt.get_fignums()
-    explorer = crossover_explorer(stored)
-    found = controls(explorer)
-    assert status_text(explorer) == f"{len(stored)} runs shown"
-    found["corpus:"].value = ("1MB",)
-    found["vocab:"].value = (1000, 2000)
-    found["versions:"].value = ("v5",)
-    expected = stored[
-        (stored["size"] == "1MB")
-        & (stored["version"] == "v5")
-        & stored["vocab_size"].between(1000, 2000)
-    ]
-    assert 0 < len(expected) < len(stored)
-    assert status_text(explorer) == f"{len(expected)} runs shown"
-    found["time:"].value = "total_s"  # redraws without error
-    assert status_text(explorer) == f"{len(expected)} runs shown"
-    assert plt.get_fignums() == open_before
-    assert found["measure missing cells"].disabled  # no measuring function given
+    last = steps(PAPER_EXAMPLE, merges=10)[-1]
+    page = stepper_html(last, 10)
+    assert "stops after 10 merges" in page and "next merge would be" in page
+    assert "(no pair left)" not in page
+    exhausted = steps({"ab": 1}, merges=10)[-1]
+    assert "no pair left" in stepper_html(exhausted, 10)
+    slider = controls(sennrich_stepper(merges=3))["merges done:"]
+    assert slider.style.description_width == "initial"  # the label whole, not "merges d..."
 
 
-def test_explorer_adds_measured_rows(stored) -> None:
-    asked = []
+def test_heap_stepper_shows_stale_pops_push_backs_and_a_compaction() -> None:
+    from bpe_course.course.widgets import heap_stepper
 
-    def run_cells(sizes, vocab_sizes, versions) -> pd.DataFrame:
-        asked.append((sizes, vocab_sizes, versions))
-        new = stored[stored["vocab_size"] == 500].copy()
-        new["vocab_size"] = 600  # a cell the table did not have
-        return new
-
-    explorer = crossover_explorer(stored[stored["vocab_size"] != 600], run_cells)
-    found = controls(explorer)
-    found["vocab:"].value = (500, 1000)
-    before = int(status_text(explorer).split()[0])
-    found["measure missing cells"].click()
-    sizes, vocab_sizes, versions = asked[0]
-    assert sorted(sizes) == ["1MB", "5MB"] and sorted(versions) == ["v4", "v5"]
-    assert all(500 <= v <= 1000 for v in vocab_sizes)
-    added = len(stored[stored["vocab_size"] == 500])
-    assert status_text(explorer) == f"{before + added} runs shown"
-    assert not found["measure missing cells"].disabled
+    stepper = heap_stepper(merges=8, compaction_factor=1.5)
+    found = controls(stepper)
+    seen = []
+    for _ in range(8):
+        seen.append(status_text(stepper))
+        found["next ▶"].click()
+    text = " ".join(seen)
+    assert "stale" in text and "pushed back" in text and "compaction:" in text
+    assert found["merge:"].value == found["merge:"].max
 
 
-def test_explorer_shows_a_failed_measurement_and_stays_usable(stored) -> None:
-    def run_cells(sizes, vocab_sizes, versions) -> pd.DataFrame:
-        raise RuntimeError("corpus <5MB> missing")
+def test_tokenizer_playground_and_highlighter() -> None:
+    from bpe_course import Tokenizer, train_bpe
+    from bpe_course.corpora.datasets import generated_corpus
+    from bpe_course.course.playground import pretokenizer_highlighter, tokenizer_playground
 
-    explorer = crossover_explorer(stored, run_cells)
-    found = controls(explorer)
-    found["measure missing cells"].click()
-    assert status_text(explorer) == "measuring failed: corpus &lt;5MB&gt; missing"
-    assert not found["measure missing cells"].disabled
+    highlighter = pretokenizer_highlighter("I'll pay 3")
+    page = status_text(highlighter)
+    assert "contraction" in page and "digits" in page
+    controls(highlighter)["text:"].value = ""
+    assert "type some text" in status_text(highlighter)
+
+    corpus = generated_corpus("100KB")
+    tokenizers = {
+        size: Tokenizer(*train_bpe(corpus, size, ["<|endoftext|>"]), ["<|endoftext|>"])
+        for size in (260, 600)
+    }
+    playground = tokenizer_playground(tokenizers, "Once upon a time")
+    found = controls(playground)
+    html_parts = lambda: " ".join(  # noqa: E731
+        node.value
+        for node in playground.children
+        if hasattr(node, "value") and isinstance(node.value, str)
+    )
+    assert "tokens</b>" in html_parts() and "GPT-4's pattern" in html_parts()
+    many = html_parts()
+    found["vocab size:"].value = 260
+    assert html_parts() != many  # fewer merges: more tokens
+    found["text:"].value = "é"  # two bytes: with 260 tokens a partial character may show
+    assert "bytes per token" in html_parts()
+
+
+def test_a_token_holding_part_of_a_character_shows_its_bytes_and_why() -> None:
+    from bpe_course.course.playground import token_html
+
+    page = token_html([(195, b"\xc3"), (169, b"\xa9"), (300, b" cat")])
+    assert "\\xC3" in page and "\\xA9" in page and "part of a character" in page
+    assert "·cat" in page and "\ufffd" not in page
+    assert "part of a character" not in token_html([(300, b" cat")])

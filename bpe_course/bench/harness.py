@@ -5,7 +5,10 @@ memory and garbage never leak into the next. Rows are appended to the CSV as the
 that is interrupted resumes where it stopped (finished cells are not rerun unless asked). A run
 over the time limit is recorded as ``timeout`` and the larger cells of that version are skipped.
 Once per corpus and vocab size, every version's merges must equal the others' (a fast wrong
-trainer is not a result): a mismatch stops the sweep.
+trainer is not a result): a mismatch stops the sweep. Versions from outside the course (Hugging
+Face ``hf``, ``rustbpe``, a reader's ``module:function``) are compared with the course's merges
+instead: the row says how many first merges agree, how many merges both share, and where they
+first differ.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 import platform
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +55,7 @@ GRIDS = {
     "ablation": Grid(
         ("v4", "v5", "post_v4", "post_v5", "post_v5_nogc"), ("5MB",), ABLATION_VOCABS, 3, 1200
     ),
+    "beyond": Grid(("v5", "sites", "fast", "hf", "rustbpe"), ("21.5MB",), (5000, 10000), 5, 900),
 }
 
 
@@ -58,7 +63,17 @@ class BenchmarkMismatch(RuntimeError):
     """Two versions learned different merges for the same corpus and vocab size."""
 
 
-def run_cell(corpus: Path, version: str, vocab_size: int, workers: int, timeout_s: float) -> dict:
+def run_cell(
+    corpus: Path,
+    version: str,
+    vocab_size: int,
+    workers: int,
+    timeout_s: float,
+    cancel: threading.Event | None = None,
+) -> dict:
+    """One benchmark run in a fresh process: its result, ``{"status": "timeout"}`` past
+    ``timeout_s``, or ``{"status": "cancelled"}`` as soon as ``cancel`` is set (the process is
+    killed, so a long run does not hold up a reader who asked to stop)."""
     spec = {
         "corpus": str(corpus),
         "version": version,
@@ -66,20 +81,39 @@ def run_cell(corpus: Path, version: str, vocab_size: int, workers: int, timeout_
         "workers": workers,
         "special_tokens": [EOT],
     }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group: a kill reaches the pool it may have started
+    )
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            stdout, stderr = process.communicate(timeout=0.25)
+            break
+        except subprocess.TimeoutExpired:
+            stopped = "cancelled" if cancel is not None and cancel.is_set() else None
+            if stopped is None and time.monotonic() > deadline:
+                stopped = "timeout"
+            if stopped:
+                _kill_group(process)
+                return {"status": stopped}
+    if process.returncode != 0:
+        raise RuntimeError(f"benchmark run {version} vocab {vocab_size} failed:\n{stderr[-2000:]}")
+    return {"status": "ok", **json.loads(stdout.strip().splitlines()[-1])}
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    import os
+    import signal
+
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)],
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout"}
-    if done.returncode != 0:
-        raise RuntimeError(
-            f"benchmark run {version} vocab {vocab_size} failed:\n{done.stderr[-2000:]}"
-        )
-    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
+        os.killpg(process.pid, signal.SIGKILL)
+    except (AttributeError, ProcessLookupError, PermissionError):  # no process groups: Windows
+        process.kill()
+    process.communicate()
 
 
 def context() -> dict:
@@ -101,6 +135,7 @@ def run_grid(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Run ``grid``; return every row (old and new) as a DataFrame, appending new ones to ``csv_path``."""
+    check_versions(grid.versions)
     source = corpus_source(corpus)
     done = (
         pd.read_csv(csv_path)
@@ -122,7 +157,7 @@ def run_grid(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(cells), desc="benchmark", unit="run")
-    rows, timed_out, shas = [], set(), {}
+    rows, timed_out, shas, references = [], set(), {}, {}
     for size, vocab, version, repeat in cells:
         size_bytes = parse_size(size)
         key = (source, size_bytes, vocab, version, repeat)
@@ -134,6 +169,10 @@ def run_grid(
         result = run_cell(path, version, vocab, workers, grid.timeout_s)
         if result["status"] == "timeout":
             timed_out.add(version)  # larger cells of this version would time out too
+        elif "merges_hex" in result:  # from outside the course: compared, never a mismatch
+            if (path, vocab) not in references:
+                references[path, vocab] = course_merges(path, vocab)
+            result.update(compare_outside(result.pop("merges_hex"), references[path, vocab]))
         else:
             seen = shas.setdefault((size_bytes, vocab), (version, result["merges_sha"]))
             if seen[1] != result["merges_sha"]:
@@ -153,22 +192,81 @@ def run_grid(
         }
         rows.append(row)
         if csv_path is not None:
-            csv_path.parent.mkdir(parents=True, exist_ok=True)
-            pd.DataFrame([row]).to_csv(
-                csv_path, mode="a", header=not csv_path.exists(), index=False
-            )
+            append_row(csv_path, row)
     if bar is not None:
         bar.close()
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done
 
 
+def append_row(csv_path: Path, row: dict) -> None:
+    """Append one row; when it brings columns the file lacks (a library's comparison columns),
+    rewrite the file with all of them, so every line has the header's fields."""
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    new = pd.DataFrame([row])
+    if csv_path.exists():
+        header = pd.read_csv(csv_path, nrows=0).columns
+        if set(new.columns) - set(header):
+            pd.concat([pd.read_csv(csv_path), new]).to_csv(csv_path, index=False)
+            return
+        new = new.reindex(columns=header)
+    new.to_csv(csv_path, mode="a", header=not csv_path.exists(), index=False)
+
+
+def check_versions(versions: tuple[str, ...]) -> None:
+    """Every version is the course's, an installed library, or an importable ``module:function``."""
+    from bpe_course.bench import libraries
+    from bpe_course.trainers import ALL_TRAINERS
+
+    for version in versions:
+        if version in ALL_TRAINERS:
+            continue
+        if version in libraries.LIBRARIES:
+            if not libraries.library_available(version):
+                raise BPEInputError(
+                    f"{libraries.LIBRARIES[version]} is not installed; pip install -e '.[bench]'"
+                )
+        elif ":" in version:
+            libraries.load_trainer(version)
+        else:
+            known = ", ".join([*ALL_TRAINERS, *libraries.LIBRARIES])
+            raise BPEInputError(
+                f"unknown version {version!r}; choose one of: {known}, or module:function"
+            )
+
+
+def course_merges(path: Path, vocab_size: int) -> list[tuple[bytes, bytes]]:
+    """The course's merges for one cell (every course version learns these), for comparisons."""
+    import warnings
+
+    from bpe_course.api import train_bpe
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return train_bpe(path, vocab_size, [EOT], version="fast", workers=1)[1]
+
+
+def compare_outside(merges_hex: list, ours: list[tuple[bytes, bytes]]) -> dict:
+    """Columns saying how merges from outside the course compare with the course's."""
+    from bpe_course.bench.libraries import merge_agreement
+
+    theirs = [(bytes.fromhex(left), bytes.fromhex(right)) for left, right in merges_hex]
+    agreement = merge_agreement(ours, theirs)
+    return {
+        "merges_equal": agreement.equal,
+        "same_prefix": agreement.same_prefix,
+        "same_set": agreement.same_set,
+        "first_difference": agreement.first_difference,
+    }
+
+
 def summarize(table: pd.DataFrame) -> pd.DataFrame:
-    """Median merge-loop and end-to-end seconds per (size, vocab), one column per version."""
+    """Median merge-loop and end-to-end seconds per (corpus, size, vocab), one column per version
+    (a CSV may hold several corpora: the stories and the wide shape at the same size)."""
     ok = table[table["status"] == "ok"]
     if ok.empty:
         return pd.DataFrame()
     wide = ok.pivot_table(
-        index=["size", "vocab_size"],
+        index=["corpus", "size", "vocab_size"],
         columns="version",
         values=["merge_s", "total_s"],
         aggfunc="median",

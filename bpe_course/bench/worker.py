@@ -1,7 +1,8 @@
 """One benchmark run, in its own process: ``python -m bpe_course.bench.worker '<json>'``.
 
 Prints one JSON line: phase times, peak resident memory, merges done, and a hash of the merges
-(so the harness can check every version learned the same thing without shipping the merges).
+(so the harness can check every version learned the same thing without shipping the merges; the
+libraries and a reader's trainer ship theirs, to be compared with ours).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import sys
 import time
 import warnings
 
-from bpe_course.pretokenize import count_words
-from bpe_course.trainers import get_trainer
+from bpe_course.trainers import ALL_TRAINERS, get_trainer
 
 
 def peak_rss_mb() -> float:
@@ -64,9 +64,46 @@ def _windows_peak_working_set() -> float:
 
 
 def run(spec: dict) -> dict:
+    """One run of a course version, a library (``hf``, ``rustbpe``) or a reader's ``module:function``.
+
+    The course's versions report their two phases; the others only the whole call, and their merges
+    (hex) so the harness can say how they compare with ours.
+    """
+    version = spec["version"]
+    if version in ALL_TRAINERS:
+        return _run_course_version(spec)
+    from bpe_course.bench import libraries
+
+    if version in libraries.LIBRARIES:
+        libraries.set_threads(spec["workers"])  # before the library starts its thread pool
+        train = {"hf": libraries.train_hf, "rustbpe": libraries.train_rustbpe}[version]
+    else:
+        byo = libraries.load_trainer(version)
+
+        def train(path, vocab_size, special_tokens):
+            return byo(path, vocab_size, list(special_tokens))[1]
+
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        merges = train(spec["corpus"], spec["vocab_size"], spec["special_tokens"])
+    done = time.perf_counter()
+    return {
+        "pretokenize_s": math.nan,
+        "merge_s": math.nan,
+        "total_s": done - start,
+        "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_children_mb": peak_rss_children_mb(),
+        "merges": len(merges),
+        "merges_sha": merges_sha(merges),
+        "merges_hex": [[bytes(a).hex(), bytes(b).hex()] for a, b in merges],
+    }
+
+
+def _run_course_version(spec: dict) -> dict:
     trainer = get_trainer(spec["version"])
     start = time.perf_counter()
-    word_counts = count_words(
+    word_counts = trainer.count_words(
         spec["corpus"], spec["special_tokens"], workers=spec["workers"] if trainer.parallel else 1
     )
     pretokenized = time.perf_counter()
@@ -74,16 +111,35 @@ def run(spec: dict) -> dict:
         warnings.simplefilter("ignore")
         _, merges = trainer.merge_loop(word_counts, spec["vocab_size"], spec["special_tokens"])
     done = time.perf_counter()
-    digest = hashlib.sha256(repr(merges).encode()).hexdigest()[:16]
     return {
         "pretokenize_s": pretokenized - start,
         "merge_s": done - pretokenized,
         "total_s": done - start,
         "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_children_mb": peak_rss_children_mb(),
         "merges": len(merges),
         "words": len(word_counts),
-        "merges_sha": digest,
+        "merges_sha": merges_sha(merges),
     }
+
+
+def merges_sha(merges) -> str:
+    """A short hash of a merge list: equal lists, equal hashes."""
+    as_bytes = [(bytes(a), bytes(b)) for a, b in merges]
+    return hashlib.sha256(repr(as_bytes).encode()).hexdigest()[:16]
+
+
+def peak_rss_children_mb() -> float:
+    """The largest peak resident memory of any finished child process, in MB (0 without one).
+
+    With n pool workers, everything together peaked below ``peak_rss_mb + n * this``.
+    """
+    if sys.platform == "win32":
+        return math.nan
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return peak / 1e6 if sys.platform == "darwin" else peak / 1e3
 
 
 if __name__ == "__main__":

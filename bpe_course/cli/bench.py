@@ -9,6 +9,7 @@ from bpe_course.errors import BPEInputError
 
 def add_bench_commands(commands) -> None:
     from bpe_course.bench.harness import GRIDS
+    from bpe_course.bench.libraries import LIBRARIES
     from bpe_course.trainers import ALL_TRAINERS
 
     bench = commands.add_parser(
@@ -26,7 +27,17 @@ def add_bench_commands(commands) -> None:
     which.add_argument("--quick", action="store_true", help="the quick grid (the default)")
     which.add_argument("--grid", choices=list(GRIDS), help="a named grid")
     bench.add_argument(
-        "--versions", nargs="+", choices=list(ALL_TRAINERS), help="override the versions"
+        "--versions",
+        nargs="+",
+        choices=[*ALL_TRAINERS, *LIBRARIES],
+        help="override the versions (hf and rustbpe need the bench extra)",
+    )
+    bench.add_argument(
+        "--trainer",
+        action="append",
+        metavar="MODULE:FUNCTION",
+        help="also time your own train_bpe(input_path, vocab_size, special_tokens) (CS336's "
+        "signature), importable from the current folder; repeat for several",
     )
     bench.add_argument("--sizes", nargs="+", metavar="SIZE", help="override the corpus sizes")
     bench.add_argument(
@@ -81,6 +92,7 @@ def add_bench_commands(commands) -> None:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    import os
     from dataclasses import replace
     from pathlib import Path
 
@@ -98,12 +110,40 @@ def run_bench(args: argparse.Namespace) -> int:
         "timeout_s": args.timeout,
     }
     grid = replace(grid, **{k: v for k, v in overrides.items() if v is not None})
+    if args.trainer:
+        import sys
+
+        sys.path.insert(0, str(Path.cwd()))  # the reader's module sits where they run the command
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            [str(Path.cwd()), *filter(None, [os.environ.get("PYTHONPATH")])]
+        )  # ... and the worker processes must find it too
+        grid = replace(grid, versions=(*grid.versions, *args.trainer))
     source = corpus_source(args.corpus)
     csv = Path(args.csv) if args.csv else build_dir() / "bench" / f"{name}-{source}.csv"
     table = run_grid(grid, csv, corpus=source, workers=args.workers, rerun=args.rerun)
     print(summarize(table).to_string())
+    for line in outside_report(table):
+        print(line)
     print(csv)
     return 0
+
+
+def outside_report(table) -> list[str]:
+    """One line per trainer from outside the course and cell: equal to ours, or where it differs."""
+    if "merges_equal" not in table.columns:
+        return []
+    lines = []
+    outside = table[table["merges_equal"].notna()]
+    for row in outside.drop_duplicates(["corpus", "version", "size", "vocab_size"]).itertuples():
+        where = f"{row.version} on {row.corpus} {row.size}, vocab {row.vocab_size}"
+        if bool(row.merges_equal):
+            lines.append(f"{where}: merges equal to the course's")
+        else:
+            lines.append(
+                f"{where}: {int(row.same_prefix)} first merges equal, {int(row.same_set)} of "
+                f"{int(row.merges)} shared; first difference at {row.first_difference}"
+            )
+    return lines
 
 
 def run_plot(args: argparse.Namespace) -> int:

@@ -223,7 +223,8 @@ def resolve_corpus(text: str | os.PathLike[str]) -> Path:
     if path.exists():
         return path
     name = str(text)
-    if path.suffix or os.sep in name or "/" in name:
+    looks_like_size = re.fullmatch(r"\s*[0-9]*\.?[0-9]+\s*(B|KB|MB|GB)?\s*", name, re.I)
+    if (path.suffix and not looks_like_size) or os.sep in name or "/" in name:  # 21.5MB: a size
         raise BPEInputError(f"corpus file not found: {path}")
     if name in DATASETS:
         fetched = data_dir() / DATASETS[name].filename

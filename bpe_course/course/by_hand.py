@@ -104,3 +104,47 @@ def show_count_to_pairs(count_to_pairs: Mapping[int, set[Pair]], vocab: Vocab) -
         pairs = sorted(count_to_pairs[count], key=lambda p: tie_break_key(p, vocab), reverse=True)
         lines.append(f"{count:4}: " + " ".join(pair_text(p, vocab) for p in pairs))
     return "\n".join(lines)
+
+
+def heap_states(
+    word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 8, compaction_factor: float = 1.5
+) -> list[dict]:
+    """V5's heap before each merge and what the merge did to it, run with V5's own stages: for
+    a stepper. Each state: ``heap`` (the printout), ``merge`` (what happened), running totals of
+    ``pushes``, ``stale_pops`` and ``compactions``. A low ``compaction_factor`` makes the small
+    example compact, so every event of the heap's life shows up in a few merges."""
+    from bpe_course.trainers.common import initial_vocab, record_merge, words_as_ids
+    from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
+    from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best, push_changes
+
+    vocab, merged = initial_vocab(), []
+    words, counts = words_as_ids(word_counts)
+    pair_counts, pair_to_words = build_index(words, counts)
+    keys = PairKeys(vocab)
+    heap = build_heap(pair_counts, keys)
+    totals = {"pushes": 0, "stale_pops": 0, "compactions": 0}
+    states = []
+    for number in range(1, merges + 1):
+        before = show_heap(heap, pair_counts, vocab)
+        entry, stale, pushed_back = pop_best(heap, pair_counts)
+        if entry is None:
+            states.append({"heap": before, "merge": "no pair left: training is over", **totals})
+            break
+        best = entry[2]
+        new_id = record_merge(vocab, merged, best)
+        keys.add_token(vocab[new_id])
+        deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
+        pushes = push_changes(heap, pair_counts, deltas, keys)
+        totals["pushes"] += pushes + pushed_back
+        totals["stale_pops"] += stale
+        event = (
+            f"merge {number}: popped {stale} stale entr{'y' if stale == 1 else 'ies'} "
+            f"({pushed_back} pushed back at the live count), then {pair_text(best, vocab)} at "
+            f"{-entry[0]}; {touched} word(s) rewritten; {pushes} push(es) for counts that rose"
+        )
+        if len(heap) > compaction_factor * len(pair_counts):
+            heap = build_heap(pair_counts, keys)
+            totals["compactions"] += 1
+            event += f"; compaction: more than {compaction_factor} entries per live pair, rebuilt"
+        states.append({"heap": before, "merge": event, **totals})
+    return states

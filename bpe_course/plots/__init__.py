@@ -6,7 +6,8 @@ the course draws a version in the same colour (:func:`version_color`) and names 
 (:func:`version_label`).
 
 The figures live by subject: :mod:`.crossover` (time against vocab size, ratios),
-:mod:`.scaling` (against V1 and corpus size, phases), :mod:`.traces` (per merge, cumulative).
+:mod:`.scaling` (against V1 and corpus size, phases), :mod:`.traces` (per merge, cumulative),
+:mod:`.beyond` (side by side with the libraries, what each change bought, memory over time).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bpe_course.paths import figures_dir
+from bpe_course.plots import style
+
+style.apply()  # every figure of the course, and the notebooks' own, start from these defaults
 
 
 def save_figure(
@@ -31,7 +35,7 @@ def save_figure(
         fig.savefig(paths[0], metadata={"Date": None}, bbox_inches="tight")
     if png:
         paths.append(folder / f"{name}.png")
-        fig.savefig(paths[-1], dpi=120, metadata={"Software": None}, bbox_inches="tight")
+        fig.savefig(paths[-1], dpi=style.SAVE_DPI, metadata={"Software": None}, bbox_inches="tight")
     if data is not None:
         paths.append(folder / f"{name}.csv")
         data.to_csv(paths[-1], index=False)
@@ -56,6 +60,7 @@ VERSION_COLORS = {
     "v4": "#1f77b4",
     "v5": "#ff7f0e",
     "fastmax": "#2ca02c",
+    "sites": "#ff9896",
     "fast": "#d62728",
     "post_v4": "#17becf",
     "post_v5": "#9467bd",
@@ -95,6 +100,13 @@ def median_times(table, metric: str = "merge_s"):
     ].median()
 
 
+from bpe_course.plots.beyond import (  # noqa: E402
+    ORDER,
+    ordered,
+    plot_memory,
+    plot_side_by_side,
+    plot_waterfall,
+)
 from bpe_course.plots.crossover import (  # noqa: E402  (they import the helpers above)
     clear_crossover,
     crossover_vocab,
@@ -134,27 +146,39 @@ def draw_all(table) -> dict:
     if ok["size_bytes"].nunique() >= 2:
         figures["scaling_merge"] = plot_scaling(ok, "merge_s")
         figures["scaling_total"] = plot_scaling(ok, "total_s")
+    others = versions - {"v0", "v1", "v2", "v3", "v4", "v5", "fastmax"}
+    if others:  # beyond the course's V1-V5: side by side, and beside V4 and V5 over vocab sizes
+        figures["side_by_side_total"] = plot_side_by_side(ok, "total_s")
+        if {"v4", "v5"} <= versions and ok["vocab_size"].nunique() >= 2:
+            figures["beside_v4_v5"] = plot_crossover(
+                ok, versions=("v4", "v5", *ordered(others)), metrics=("merge_s", "total_s")
+            )
     return figures
 
 
 __all__ = [
     "CLAIMED_GROWTH",
     "METRIC_NAMES",
+    "ORDER",
     "VERSION_COLORS",
     "clear_crossover",
     "crossover_vocab",
     "describe",
     "describe_crossover",
+    "ordered",
     "overtakes",
     "draw_all",
     "median_times",
     "plot_crossover",
     "plot_cumulative",
+    "plot_memory",
     "plot_per_merge",
     "plot_phases",
     "plot_ratio_heatmap",
     "plot_scaling",
+    "plot_side_by_side",
     "plot_speedups",
+    "plot_waterfall",
     "ratio_grid",
     "repeat_ranges",
     "save_figure",

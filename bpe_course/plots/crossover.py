@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from bpe_course.plots import METRIC_NAMES, describe, median_times, version_color, version_label
+from bpe_course.plots import (
+    METRIC_NAMES,
+    describe,
+    median_times,
+    style,
+    version_color,
+    version_label,
+)
 
 
 def crossover_vocab(vocab_sizes, slow_minus_fast) -> float | None:
@@ -53,7 +60,7 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
                 f"{value:.2f}",
                 ha="center",
                 va="center",
-                fontsize=7,
+                fontsize=8,
                 color="white" if dark else "black",
             )
     if values.shape[0] > 1 and values.shape[1] > 1 and np.nanmin(values) < 1 < np.nanmax(values):
@@ -152,7 +159,7 @@ def plot_crossover(
     metrics: tuple[str, ...] | None = None,
     log: bool = False,
 ):
-    """Time against vocab size: one panel per corpus size (and per metric, one row each, when
+    """Time against vocab size: one panel per corpus size (and per metric, side by side, when
     ``metrics`` is given): the median of the repeats as a line, their min-max as a band. With
     two versions, a crossover is marked only where the repeats say so (:func:`clear_crossover`).
     ``log``: time on a log scale (versions that differ by orders of magnitude).
@@ -162,63 +169,63 @@ def plot_crossover(
     metrics = metrics or (metric,)
     ok = table[(table["status"] == "ok") & table["version"].isin(versions)]
     sizes = sorted(ok["size_bytes"].unique())
-    columns = max(1, len(sizes))
-    width = max(5.0, 3.3 * columns)
-    fig, axes = plt.subplots(
-        len(metrics), columns, figsize=(width, 2.9 * len(metrics)), squeeze=False
+    # One panel per (corpus size, metric): metrics side by side, corpus sizes down the page.
+    panels = [(size_bytes, name) for size_bytes in sizes for name in metrics] or [(None, metric)]
+    columns = len(metrics) if len(metrics) > 1 else min(2, len(panels))
+    rows = -(-len(panels) // columns)
+    fig, grid = plt.subplots(
+        rows, columns, figsize=style.grid_size(len(panels), columns), squeeze=False
     )
-    for row, name in enumerate(metrics):
-        ranges = repeat_ranges(ok, name)
-        for ax, size_bytes in zip(axes[row], sizes):
-            part = ranges[ranges["size_bytes"] == size_bytes]
-            for version in versions:
-                curve = part[part["version"] == version].sort_values("vocab_size")
-                if curve.empty:
-                    continue
-                color = version_color(version)
-                ax.fill_between(
-                    curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.25, lw=0
-                )
-                ax.plot(
-                    curve["vocab_size"],
-                    curve["median"],
-                    marker="o",
-                    ms=2.5,
-                    lw=1.2,
-                    color=color,
-                    label=version_label(version),
-                )
-            if len(versions) == 2:
-                found = clear_crossover(part, *versions)
-                if found["crossover"] is not None:
-                    ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)
-                    ax.annotate(
-                        f"crossover ≈ {found['crossover']:,.0f}",
-                        (found["crossover"], 1.0),
-                        xycoords=("data", "axes fraction"),
-                        xytext=(3, -10),
-                        textcoords="offset points",
-                        fontsize=7,
-                    )
-            ax.set_title(
-                f"{part['size'].iloc[0] if len(part) else ''}, {METRIC_NAMES.get(name, name)}",
-                fontsize=8,
+    for ax in list(grid.flat)[len(panels) :]:
+        ax.set_visible(False)
+    for (size_bytes, name), ax in zip(panels, grid.flat):
+        part = repeat_ranges(ok, name)
+        part = part[part["size_bytes"] == size_bytes]
+        for version in versions:
+            curve = part[part["version"] == version].sort_values("vocab_size")
+            if curve.empty:
+                continue
+            color = version_color(version)
+            ax.fill_between(
+                curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.25, lw=0
             )
-            if log:
-                ax.set_yscale("log")
-            else:
-                ax.set_ylim(bottom=0)
-            ax.tick_params(labelsize=7)
-            if row == len(metrics) - 1:
-                ax.set_xlabel("vocab size", fontsize=8)
-        axes[row][0].set_ylabel("seconds", fontsize=8)
+            ax.plot(
+                curve["vocab_size"],
+                curve["median"],
+                marker="o",
+                ms=3,
+                lw=1.3,
+                color=color,
+                label=version_label(version),
+            )
+        if len(versions) == 2:
+            found = clear_crossover(part, *versions)
+            if found["crossover"] is not None:
+                ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)
+                ax.annotate(
+                    f"crossover ≈ {found['crossover']:,.0f}",
+                    (found["crossover"], 1.0),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(3, -12),
+                    textcoords="offset points",
+                )
+        ax.set_title(f"{part['size'].iloc[0] if len(part) else ''}, {METRIC_NAMES.get(name, name)}")
+        if log:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        ax.set_xlabel("vocab size")
+        ax.set_ylabel("seconds")
     names = " vs ".join(version_label(v) for v in versions) if len(versions) <= 2 else "Versions"
-    fig.suptitle(f"{names}: median of repeats, band = min to max\n{describe(table)}", fontsize=9)
+    fig.suptitle(f"{names}: median of repeats, band = min to max\n{describe(table)}")
+    first = grid.flat[0]
     if sizes and len(versions) <= 2:
-        axes[0][0].legend(fontsize=7)
+        first.legend()
         fig.tight_layout()
-    elif sizes:  # many versions: the legend goes beside the panels, not over the data
-        fig.tight_layout(rect=(0, 0, 0.78, 1))
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(0.79, 0.5), fontsize=7)
+    elif sizes:  # many versions: the legend goes below the panels, not over the data
+        handles, labels = first.get_legend_handles_labels()
+        fig.tight_layout(rect=(0, 0.12, 1, 1))
+        fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), frameon=False)
+    else:
+        fig.tight_layout()
     return fig

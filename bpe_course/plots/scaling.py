@@ -33,7 +33,7 @@ def plot_speedups(table, size_mb: float, vocab_size: int, metric: str = "total_s
         ax.bar(x + 0.2, [theirs.get(v, np.nan) for v in versions], 0.4, label="V1-V5 post"),
     ]
     for group in bars:
-        ax.bar_label(group, fmt="%.0fx", fontsize=7, padding=1)
+        ax.bar_label(group, fmt="%.0fx", fontsize=8, padding=1)
     ax.set_yscale("log")
     ax.set_xticks(x, [version_label(v) for v in versions])
     ax.set_ylabel(f"speed-up over V1 ({METRIC_NAMES.get(metric, metric)})")
@@ -115,7 +115,7 @@ def plot_scaling(
         ax.set_xlabel("corpus size (MB)")
         ax.set_ylabel(f"{METRIC_NAMES.get(name, name)} time (s)")
         ax.set_title(METRIC_NAMES.get(name, name), fontsize=9)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=8)
         if name in CLAIMED_GROWTH:
             notes.append(f"{METRIC_NAMES.get(name, name)}: expected {CLAIMED_GROWTH[name]}")
     slopes = scaling_slopes(ok, metrics[0])
@@ -123,7 +123,7 @@ def plot_scaling(
         notes.append(f"measured: distinct words W grow like N^{slopes['W']:.2f} (Heaps' law)")
     fig.suptitle(f"Time against corpus size, vocab {vocab_size:,}: {describe(table)}", fontsize=9)
     fig.tight_layout()
-    fig.text(0.01, 0.0, "\n".join(notes), va="top", fontsize=7)
+    fig.text(0.01, 0.0, "\n".join(notes), va="top", fontsize=8)
     return fig
 
 

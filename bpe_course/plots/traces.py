@@ -25,10 +25,10 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     for label, typical in POST_WORDS_TOUCHED:
         low, high = (int(x) for x in label.split("-"))
         top.hlines(typical, low, high, colors="tab:red", linestyles=":", lw=1.5)
-    top.plot([], [], "r:", label="post's typical A (TinyStories, W ≈ 100k)")
+    top.plot([], [], "r:", label="V1-V5 post's typical A (its corpus unnamed, W ≈ 100k)")
     top.set_yscale("log")
     top.set_ylabel("words touched")
-    top.legend(fontsize=7)
+    top.legend(fontsize=8)
     for version, part in trace.groupby("version"):
         microseconds = part["seconds"].iloc[1:] * 1e6  # the first merge also paid the set-up
         bottom.plot(

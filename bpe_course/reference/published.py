@@ -37,7 +37,8 @@ POST_SECONDS: dict[tuple[float, int], dict[str, float]] = {
 # The V1-V5 post's crossover of V4 and V5 end-to-end time, in vocab size (5, 10 and 21 MB).
 POST_CROSSOVER_RANGE = (1_100, 1_565)
 
-# The V1-V5 post's "typical A" (words touched by one merge) by merge number, on TinyStories.
+# The V1-V5 post's "typical A" (words touched by one merge) by merge number. The post names no
+# corpus for this table; its 50,000 words are "50% of W", so W is about 100,000 there.
 POST_WORDS_TOUCHED = [
     ("1-100", 50_000),
     ("100-1000", 10_000),

@@ -6,13 +6,17 @@ Every trainer is a pretokenizer (serial, or parallel from V3 on) followed by a m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+from bpe_course import pretokenize
 from bpe_course.errors import BPEInputError
 from bpe_course.reference import post_v4, post_v5, v0_stream
 from bpe_course.trainers import (
+    fast,
     fast_max,
+    sites,
     v1_naive,
     v2_incremental,
     v3_parallel,
@@ -34,6 +38,11 @@ class Trainer:
     def merge_loop(self) -> MergeLoop:
         return getattr(self.module, self.loop)
 
+    @property
+    def count_words(self) -> Callable[..., dict[bytes, int]]:
+        """Its pretokenizer: the pattern on every chunk, unless the module brings its own."""
+        return getattr(self.module, "count_words", pretokenize.count_words)
+
 
 TRAINERS: dict[str, Trainer] = {
     t.name: t
@@ -44,6 +53,8 @@ TRAINERS: dict[str, Trainer] = {
         Trainer("v4", "V4 inverted index", v4_inverted_index, parallel=True),
         Trainer("v5", "V5 heap", v5_heap, parallel=True),
         Trainer("fastmax", "V4 + SortedDict (fast max)", fast_max, parallel=True),
+        Trainer("sites", "V5 + merge sites (words as str)", sites, parallel=True),
+        Trainer("fast", "Fast (flat numpy sites, pieces)", fast, parallel=True),
     ]
 }
 

@@ -1,0 +1,140 @@
+"""Benchmark results as the explorer sees them: every CSV the harness wrote, on any machine, one
+table; what a selection shows; which of its cells nobody has measured yet.
+
+A *cell* is one (corpus, size, vocab size, version) point of a grid; its rows are its repeats,
+possibly from several machines (the ``machine`` column tells them apart). Loading never changes
+a file: stored results are read, never rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from bpe_course.errors import BPEInputError
+
+CELL = ["corpus", "size_bytes", "vocab_size", "version"]
+NEEDED = {"corpus", "size_bytes", "size", "vocab_size", "version", "status", "merge_s", "total_s"}
+
+
+def load_results(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """The rows of every benchmark CSV given (files that are not one are refused by name), with
+    a ``source`` column naming the file each row came from."""
+    tables = []
+    for path in map(Path, paths):
+        if not path.is_file():
+            raise BPEInputError(f"no results file at {path}")
+        table = pd.read_csv(path)
+        missing = NEEDED - set(table.columns)
+        if missing:
+            raise BPEInputError(
+                f"{path} is not a benchmark table written by `bpe-course bench` "
+                f"(missing {sorted(missing)})"
+            )
+        tables.append(table.assign(source=path.name))
+    if not tables:
+        return pd.DataFrame(columns=[*sorted(NEEDED), "machine", "source"])
+    table = pd.concat(tables, ignore_index=True)
+    table["machine"] = table.get("machine", pd.Series(dtype=str)).fillna("unknown machine")
+    return table
+
+
+def stored_result_files() -> list[Path]:
+    """The grids shipped with the course (``notebooks/results``) and the reader's own runs
+    (``build/bench``): every CSV there that is a benchmark table (traces and others are not)."""
+    from bpe_course.paths import build_dir, notebooks_dir
+
+    found = []
+    for folder in (notebooks_dir() / "results", build_dir() / "bench"):
+        for path in sorted(folder.glob("*.csv")):
+            try:
+                columns = set(pd.read_csv(path, nrows=0).columns)
+            except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError):
+                continue
+            if NEEDED <= columns:
+                found.append(path)
+    return found
+
+
+@dataclass
+class Selection:
+    """What the explorer shows: a subset of cells, and how to draw them."""
+
+    corpora: Sequence[str] = ()
+    sizes: Sequence[int] = ()  # bytes
+    vocab_range: tuple[int, int] = (0, 10**9)
+    extra_vocabs: Sequence[int] = ()  # vocab sizes asked for outside the range (to measure)
+    versions: Sequence[str] = ()
+    machines: Sequence[str] = ()  # empty: every machine
+    metric: str = "merge_s"
+    ratio_to: str | None = None  # None: seconds; a version: each time divided by its time
+    log_x: bool = False
+    log_y: bool = False
+    labels: dict = field(default_factory=dict)  # size_bytes -> label, for titles
+
+    def vocabs_in(self, table: pd.DataFrame) -> list[int]:
+        low, high = self.vocab_range
+        present = {int(v) for v in table["vocab_size"].unique() if low <= v <= high}
+        return sorted(present | {int(v) for v in self.extra_vocabs})
+
+
+def select(table: pd.DataFrame, selection: Selection) -> pd.DataFrame:
+    """The finished or failed rows of ``table`` inside ``selection``."""
+    if table.empty:
+        return table
+    low, high = selection.vocab_range
+    keep = (
+        table["corpus"].isin(selection.corpora)
+        & table["size_bytes"].isin(selection.sizes)
+        & table["version"].isin(selection.versions)
+        & (
+            table["vocab_size"].between(low, high)
+            | table["vocab_size"].isin(selection.extra_vocabs)
+        )
+    )
+    if selection.machines:
+        keep &= table["machine"].isin(selection.machines)
+    return table[keep]
+
+
+def missing_cells(table: pd.DataFrame, selection: Selection) -> list[tuple[str, int, int, str]]:
+    """The cells of ``selection`` with no finished row in ``table`` on any machine selected: only
+    these are measured on request (a cell already measured is never measured again by a click)."""
+    shown = select(table, selection)
+    done = {
+        tuple(row)
+        for row in shown[shown["status"] == "ok"][CELL].itertuples(index=False, name=None)
+    }
+    wanted = [
+        (corpus, int(size), int(vocab), version)
+        for corpus in selection.corpora
+        for size in selection.sizes
+        for vocab in selection.vocabs_in(shown if len(shown) else table)
+        for version in selection.versions
+    ]
+    return [cell for cell in wanted if cell not in done]
+
+
+def summary(table: pd.DataFrame, selection: Selection) -> pd.DataFrame:
+    """Median, min and max over the repeats, per cell and machine, in seconds or as a ratio to
+    ``selection.ratio_to`` on the same cell and machine (cells without it are dropped)."""
+    shown = select(table, selection)
+    ok = shown[shown["status"] == "ok"]
+    keys = [*CELL, "size", "machine"]
+    if ok.empty:
+        return pd.DataFrame(columns=[*keys, "median", "min", "max", "repeats"])
+    stats = ok.groupby(keys)[selection.metric].agg(["median", "min", "max", "count"])
+    stats = stats.rename(columns={"count": "repeats"}).reset_index()
+    if selection.ratio_to:
+        reference = stats[stats["version"] == selection.ratio_to].set_index(
+            ["corpus", "size_bytes", "vocab_size", "machine"]
+        )["median"]
+        index = pd.MultiIndex.from_frame(stats[["corpus", "size_bytes", "vocab_size", "machine"]])
+        base = reference.reindex(index).to_numpy()
+        for column in ("median", "min", "max"):
+            stats[column] = stats[column] / base
+        stats = stats.dropna(subset=["median"])
+    return stats

@@ -1,0 +1,305 @@
+"""Fast: the merge sites of a merge found and rewritten by numpy, all at once, on one flat array.
+
+Change from :mod:`~bpe_course.trainers.sites` (which changed V5 to update only the pairs around each
+merge site, one word at a time in Python): the words are one flat array of token ids, linked lists
+(``next``, ``prev``) skip the tokens merged away, and ``where[pair]`` lists the positions where the
+pair was made. A merge of ``(a, b)`` with many candidate positions keeps those that still hold
+``a`` followed by ``b``, and then, for all sites at once with numpy:
+
+- the pairs lost, ``(x, a)`` and ``(b, y)``, and made, ``(x, N)`` and ``(N, y)``, weighted by the
+  words' counts, summed per pair (``unique`` + ``bincount``), so Python sees each changed pair once;
+- two sites side by side (``a b a b``) share their middle: ``(b, a)`` is lost and ``(N, N)`` made;
+  for ``a == b`` the runs ``a a a`` keep every other candidate, left to right, as ``merge_word``;
+- the array is rewritten in place: ``N`` at each site, the right token unlinked.
+
+A merge with few candidates (most of them, late in training) does the same in plain Python over an
+``array.array`` that shares the numpy array's memory: numpy's fixed cost per call would dominate.
+Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
+with the same tie-break keys. A pair is only ever made by the merge of its newest token, so after
+that its count only falls: a heap entry can only be stale downwards, and ``where`` never needs
+pruning (a stale position is skipped when its pair is merged).
+Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs) in Python.
+Memory: five integers per byte of the distinct words (not of the corpus).
+Pretokenization counts space-delimited pieces first (:mod:`bpe_course.pieces`).
+
+What each change paid, measured side by side (``notebooks/results/beyond.csv``: each run in a fresh
+process, versions in turn within each repeat, 2 workers, on a 2-core machine shared with other
+work; medians of 5 on the 21.5 MB stories at vocab 5,000 / 10,000, of 3 on the 21.5 MB wide
+corpus at vocab 5,000; notebook 13 draws the waterfalls):
+
+- counting pieces before the pattern: pretokenization 3.0 / 3.0 s (V5's pattern) to 1.3 / 1.2 s
+  on the stories, 6.1 s to 3.6 s on the wide corpus (an earlier run there showed no gain, 3.3 s
+  to 3.9 s: its distinct pieces are many, and each worker runs the pattern on all of its own);
+- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.69 / 0.79 s
+  (V5) to 0.31 / 0.39 s on the stories, 15.8 s to 4.1 s on the wide corpus;
+- this module's flat arrays: 0.25 / 0.33 s on the stories, where most merges are small, and
+  1.9 s on the wide corpus, where the first merges touch most of its 163,000 words.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from bpe_course.pieces import count_words
+from bpe_course.trainers.common import (
+    MergeEvent,
+    Merges,
+    OnMerge,
+    Vocab,
+    check_training_arguments,
+    heap_pair_key,
+    initial_vocab,
+    record_merge,
+    warn_exhausted,
+)
+from bpe_course.trainers.sites import PairKeys
+
+__all__ = ["FlatWords", "count_words", "merge_loop"]
+
+
+SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy
+
+
+class FlatWords:
+    """The distinct words as one array of token ids with links, and where each pair occurs.
+
+    ``tok[i]`` is the token at position ``i`` (-1 once merged away); ``nxt``/``prv`` link the live
+    positions of a word; position ``n`` is a sentinel (token -1) that word ends link to. Each array
+    is an ``array.array`` (fast to index from Python) and a numpy view of the same memory (fast on
+    many positions at once). ``where[pair]`` lists the left positions where the pair was made; it
+    is never pruned (a pair only ever loses occurrences), so candidates are checked when used.
+    """
+
+    def __init__(self, words: Sequence[bytes], counts: Sequence[int], vocab_size: int) -> None:
+        self.base = vocab_size  # pair code = left * base + right
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        n = self.n = int(lengths.sum())
+        ends = np.cumsum(lengths) - 1
+        tok = np.empty(n + 1, dtype=np.int64)
+        tok[:n] = np.frombuffer(b"".join(words), dtype=np.uint8)
+        tok[n] = -1
+        nxt = np.arange(1, n + 2, dtype=np.int64)
+        nxt[ends] = n
+        prv = np.arange(-1, n, dtype=np.int64)
+        prv[ends[:-1] + 1] = n
+        prv[0] = n
+        weight = np.append(np.repeat(np.asarray(counts, dtype=np.int64), lengths), 0)
+        owner = np.repeat(np.arange(len(words), dtype=np.int64), lengths)
+        self.tok, self.tok_np = _shared(tok)
+        self.nxt, self.nxt_np = _shared(nxt)
+        self.prv, self.prv_np = _shared(prv)
+        self.weight, self.weight_np = _shared(weight)
+        self.owner = array("q", owner.tobytes())
+        self.where: dict[int, list[int]] = {}
+
+    def pair_counts(self) -> dict[int, int]:
+        """Every adjacent pair's count, weighted by its word's count, and ``where`` filled in."""
+        tok, nxt, n = self.tok_np, self.nxt_np, self.n
+        left = np.flatnonzero(nxt[:n] != n)
+        codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536
+        totals = np.bincount(codes, weights=self.weight_np[left], minlength=65536)
+        order = np.argsort(codes, kind="stable")  # a radix sort: left positions by pair, in order
+        found = np.flatnonzero(totals)
+        ends = np.cumsum(np.bincount(codes, minlength=65536))[found].tolist()
+        positions = left[order].tolist()
+        pairs = ((found // 256) * self.base + found % 256).tolist()
+        start = 0
+        for pair, end in zip(pairs, ends):
+            self.where[pair] = positions[start:end]
+            start = end
+        return dict(zip(pairs, totals[found].astype(np.int64).tolist()))
+
+    def merge(
+        self, pair: int, a: int, b: int, new: int, pair_counts: dict[int, int]
+    ) -> tuple[dict[int, int], Sequence[int]]:
+        """Merge every occurrence of ``pair = (a, b)`` into ``new``: lower the counts of the pairs
+        lost in ``pair_counts``; return the pairs made with their counts, and the sites."""
+        candidates = self.where.pop(pair)
+        if len(candidates) < SMALL:
+            return self._merge_few(candidates, a, b, new, pair_counts)
+        return self._merge_many(np.asarray(candidates), a, b, new, pair_counts)
+
+    def _merge_few(self, candidates, a: int, b: int, new: int, pair_counts: dict[int, int]):
+        tok, nxt, prv, weight = self.tok, self.nxt, self.prv, self.weight
+        n, base = self.n, self.base
+        sites, taken = [], -1
+        for p in candidates:  # in order, so a a a takes its first two, as merge_word does
+            if tok[p] == a and p != taken and tok[nxt[p]] == b:
+                sites.append(p)
+                taken = nxt[p]
+        made: dict[int, int] = {}
+        where = self.where
+        last = len(sites) - 1
+        after = -1  # the right token of the previous site
+        for k, p in enumerate(sites):
+            right, count = nxt[p], weight[p]
+            x, y = prv[p], nxt[right]
+            if x != after and x != n:  # (x, a) -> (x, N), unless the previous site took x
+                pair_counts[tok[x] * base + a] -= count
+                code = tok[x] * base + new
+                made[code] = made.get(code, 0) + count
+                where.setdefault(code, []).append(x)
+            if k < last and y == sites[k + 1]:  # a b a b: the middle (b, a) -> (N, N)
+                pair_counts[b * base + a] -= count
+                code = new * base + new
+            elif y != n:
+                pair_counts[b * base + tok[y]] -= count
+                code = new * base + tok[y]
+            else:
+                after = right
+                continue
+            made[code] = made.get(code, 0) + count
+            where.setdefault(code, []).append(p)
+            after = right
+        for p in sites:
+            right = nxt[p]
+            y = nxt[right]
+            tok[p], tok[right] = new, -1
+            nxt[p], prv[y] = y, p
+        return made, sites
+
+    def _merge_many(self, candidates, a: int, b: int, new: int, pair_counts: dict[int, int]):
+        tok, nxt, prv, base = self.tok_np, self.nxt_np, self.prv_np, self.base
+        sites = candidates[(tok[candidates] == a) & (tok[nxt[candidates]] == b)]
+        if a == b and len(sites) > 1:
+            sites = _every_other(sites, nxt)
+        right = nxt[sites]
+        left_of, right_of = prv[sites], nxt[right]
+        x, y, weight = tok[left_of], tok[right_of], self.weight_np[sites]
+        # a site whose left neighbour is the previous site's right token: they touch
+        touch = np.zeros(len(sites) + 1, dtype=bool)
+        touch[1:-1] = right[:-1] == left_of[1:]
+        left_side = (x >= 0) & ~touch[:-1]
+        right_side = (y >= 0) & ~touch[1:]
+        middle = touch[1:]
+        n_middle = int(middle.sum())
+        weights = np.concatenate((weight[left_side], weight[right_side], weight[middle]))
+        lost = np.concatenate(
+            (x[left_side] * base + a, b * base + y[right_side], np.full(n_middle, b * base + a))
+        )
+        for code, amount in zip(*_sum_by_code(lost, weights)):
+            pair_counts[code] -= amount
+        made = np.concatenate(
+            (
+                x[left_side] * base + new,
+                new * base + y[right_side],
+                np.full(n_middle, new * base + new),
+            )
+        )
+        at = np.concatenate((left_of[left_side], sites[right_side], sites[middle]))
+        made_counts = self._group_made(made, weights, at)
+        # rewrite: the new token at each site, its right token unlinked
+        tok[sites] = new
+        tok[right] = -1
+        nxt[sites] = right_of
+        prv[right_of] = sites  # word ends write the sentinel's prv: never read
+        return made_counts, sites
+
+    def _group_made(self, made: np.ndarray, weights: np.ndarray, at: np.ndarray) -> dict[int, int]:
+        """Counts of the pairs made, and their positions (in order) into ``where``."""
+        if len(made) == 0:
+            return {}
+        # one stable sort: pairs in groups, each group's positions still in order
+        order = np.argsort(made, kind="stable")
+        codes, starts = _runs(made[order])
+        totals = np.add.reduceat(weights[order], starts).tolist()
+        positions = at[order].tolist()  # one list, sliced per pair: no array per pair
+        ends = [*starts[1:].tolist(), len(positions)]
+        where = self.where
+        start = 0
+        for code, end in zip(codes, ends):
+            where[code] = positions[start:end]
+            start = end
+        return dict(zip(codes, totals))
+
+    def words_with(self, sites) -> int:
+        owner = self.owner
+        return len({owner[p] for p in sites})
+
+
+def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
+    """An ``array.array`` and a numpy view of the same memory: one copy, two fast ways in."""
+    plain = array("q", values.tobytes())
+    return plain, np.frombuffer(plain, dtype=np.int64)
+
+
+def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+    """In runs ``a a a ...`` the candidates overlap: keep the 1st, 3rd, ... of each run."""
+    chained = nxt[sites[:-1]] == sites[1:]
+    if not chained.any():
+        return sites
+    index = np.arange(len(sites))
+    starts = np.maximum.accumulate(np.where(np.concatenate(([True], ~chained)), index, 0))
+    return sites[(index - starts) % 2 == 0]
+
+
+def _sum_by_code(codes: np.ndarray, weights: np.ndarray) -> tuple[list, list]:
+    if len(codes) == 0:
+        return [], []
+    order = np.argsort(codes)
+    unique, starts = _runs(codes[order])
+    return unique, np.add.reduceat(weights[order], starts).tolist()
+
+
+def _runs(ordered: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct values of a sorted array (as a list) and where each run of them starts."""
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    return ordered[starts].tolist(), starts
+
+
+def merge_loop(
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    on_merge: OnMerge | None = None,
+) -> tuple[Vocab, Merges]:
+    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
+    wanted = check_training_arguments(vocab_size, special_tokens)
+    vocab, merges = initial_vocab(special_tokens), []
+    words = [word for word in word_counts if len(word) > 1]
+    if not words:  # no pair at all
+        if wanted:
+            warn_exhausted(0, wanted, vocab_size)
+        return vocab, merges
+    flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
+    del words
+    pair_counts = flat.pair_counts()
+    keys = PairKeys(vocab)
+    base = vocab_size
+    heap = [(-c, keys.of(*divmod(p, base)), p) for p, c in pair_counts.items()]
+    heapq.heapify(heap)
+    heappush, heappop = heapq.heappush, heapq.heappop
+
+    for index in range(wanted):
+        # 1. Pop until an entry agrees with the live count (a stale one is re-pushed lower).
+        while heap:
+            neg_count, key, best = heappop(heap)
+            live = pair_counts[best]
+            if live == -neg_count:
+                break
+            if live:
+                heappush(heap, (-live, key, best))
+        else:
+            warn_exhausted(index, wanted, vocab_size)
+            break
+        a, b = divmod(best, base)
+        new_id = record_merge(vocab, merges, (a, b))
+        keys.add(vocab[new_id])
+
+        # 2. Every site at once: the pairs lost are lowered, the pairs made come back.
+        made, sites = flat.merge(best, a, b, new_id, pair_counts)
+        pair_counts[best] = 0
+        token_keys, id_keys = keys.token, keys.ids
+        for pair, count in made.items():
+            pair_counts[pair] = count
+            left, right = divmod(pair, base)
+            key = heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
+            heappush(heap, (-count, key, pair))
+        if on_merge is not None:
+            touched = flat.words_with(sites)
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))
+    return vocab, merges

@@ -1,0 +1,231 @@
+"""The benchmark explorer without a browser: what it shows, what it measures (only what is
+missing, never over stored results), cancelling, failures, the read-out, export."""
+
+from __future__ import annotations
+
+import threading
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from bpe_course.bench.results import (  # noqa: E402
+    Selection,
+    load_results,
+    missing_cells,
+    summary,
+)
+from bpe_course.course.explorer import Explorer  # noqa: E402
+from bpe_course.errors import BPEInputError  # noqa: E402
+from bpe_course.plots import version_color  # noqa: E402
+from bpe_course.plots.explorer import describe_point, nearest  # noqa: E402
+
+
+def grid(machine: str = "machine A") -> pd.DataFrame:
+    """V4 and V5 on two sizes, three vocab sizes, three repeats: V5 takes half of V4's time."""
+    rows = []
+    for size, label in ((1_000_000, "1MB"), (5_000_000, "5MB")):
+        for vocab in (500, 1000, 2000):
+            for repeat in range(3):
+                for version, seconds in (("v4", vocab / 1000), ("v5", vocab / 2000)):
+                    rows.append(
+                        {
+                            "corpus": "stories",
+                            "size_bytes": size,
+                            "size": label,
+                            "vocab_size": vocab,
+                            "version": version,
+                            "repeat": repeat,
+                            "status": "ok",
+                            "merge_s": seconds + repeat * 0.01,
+                            "total_s": seconds + 1,
+                            "machine": machine,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def fake_row(cell, cancel=None, seconds: float = 0.5) -> dict:
+    corpus, size_bytes, vocab, version = cell
+    return {
+        "corpus": corpus,
+        "size_bytes": size_bytes,
+        "size": f"{size_bytes // 10**6}MB",
+        "vocab_size": vocab,
+        "version": version,
+        "repeat": 0,
+        "status": "ok",
+        "merge_s": seconds,
+        "total_s": seconds + 1,
+        "machine": "this machine",
+    }
+
+
+@pytest.fixture(autouse=True)
+def folders(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_COURSE_FIGURES", str(tmp_path / "figures"))
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
+
+
+def explorer(table=None, runner=fake_row, **kwargs) -> Explorer:
+    return Explorer(grid() if table is None else table, runner=runner, interactive=False, **kwargs)
+
+
+def test_results_load_with_their_source_and_refuse_other_csvs(tmp_path) -> None:
+    good, bad = tmp_path / "grid.csv", tmp_path / "trace.csv"
+    grid().to_csv(good, index=False)
+    pd.DataFrame({"merge": [1], "seconds": [0.1]}).to_csv(bad, index=False)
+    table = load_results([good])
+    assert len(table) == len(grid()) and set(table["source"]) == {"grid.csv"}
+    with pytest.raises(BPEInputError, match="trace.csv is not a benchmark table"):
+        load_results([good, bad])
+
+
+def test_nothing_is_missing_when_everything_is_measured() -> None:
+    chosen = Selection(
+        corpora=["stories"],
+        sizes=[1_000_000, 5_000_000],
+        vocab_range=(500, 2000),
+        versions=["v4", "v5"],
+    )
+    assert missing_cells(grid(), chosen) == []  # the issue's bug: it measured these anyway
+    chosen.extra_vocabs = [20_000]
+    assert sorted(missing_cells(grid(), chosen)) == sorted(
+        ("stories", size, 20_000, version)
+        for size in (1_000_000, 5_000_000)
+        for version in ("v4", "v5")
+    )
+
+
+def test_ratio_to_a_version() -> None:
+    chosen = Selection(
+        corpora=["stories"],
+        sizes=[1_000_000],
+        vocab_range=(500, 2000),
+        versions=["v4", "v5"],
+        ratio_to="v4",
+    )
+    stats = summary(grid(), chosen)
+    v5 = stats[stats["version"] == "v5"].set_index("vocab_size")["median"]
+    assert v5.round(2).tolist() == [0.51, 0.5, 0.5]  # medians (+0.01 each) over V4's medians
+    assert (stats[stats["version"] == "v4"]["median"] == 1.0).all()
+
+
+def test_a_click_measures_only_missing_cells_and_never_touches_stored_rows(tmp_path) -> None:
+    stored = grid()
+    calls = []
+    view = explorer(
+        stored.copy(),
+        runner=lambda cell, cancel: calls.append(cell) or fake_row(cell),
+        measured_csv=tmp_path / "mine.csv",
+    )
+    view.start_measuring()
+    view.wait(30)
+    assert calls == []  # nothing was missing
+    assert "no cell of the selection is missing" in view.status.value
+    view.add_vocab.value = "20000"
+    view.redraw()
+    assert "4 cell(s) of the selection not measured yet" in view.status.value
+    view.start_measuring()
+    view.wait(30)
+    assert sorted(calls) == sorted(
+        ("stories", s, 20_000, v) for s in (1_000_000, 5_000_000) for v in ("v4", "v5")
+    )
+    assert "measured 4 of 4 missing cell(s)" in view.status.value
+    assert len(pd.read_csv(tmp_path / "mine.csv")) == 4  # the reader's file, not the stored one
+    pd.testing.assert_frame_equal(
+        view.table.iloc[: len(stored)].drop(columns="source", errors="ignore"), stored
+    )
+    assert "this machine" in view.machine.value  # the new machine is shown beside the stored one
+
+
+def test_no_version_says_so_in_the_plot_and_the_status() -> None:
+    view = explorer()
+    view.version.value = ()
+    assert "choose at least one version" in view.status.value
+    texts = [t.get_text() for ax in view.figure.axes for t in ax.texts]
+    assert "nothing measured in this selection" in texts
+
+
+def test_a_failed_cell_is_reported_and_the_others_go_on() -> None:
+    def runner(cell, cancel):
+        if cell[3] == "v4":
+            raise RuntimeError("benchmark run v4 vocab 20000 failed: out of memory")
+        return fake_row(cell)
+
+    view = explorer(runner=runner)
+    view.add_vocab.value = "20000"
+    view.start_measuring()
+    view.wait(30)
+    assert "measured 2 of 4" in view.status.value and "failed: v4 vocab 20,000" in view.status.value
+    assert not view.measure_button.disabled and view.cancel_button.disabled
+
+
+def test_cancel_stops_the_run_under_way() -> None:
+    started = threading.Event()
+
+    def slow(cell, cancel):
+        started.set()
+        return {"status": "cancelled"} if cancel.wait(10) else fake_row(cell)
+
+    view = explorer(runner=slow)
+    view.add_vocab.value = "20000, 30000"
+    view.start_measuring()
+    assert started.wait(10)
+    view.stop_measuring()
+    view.wait(30)
+    assert "(cancelled)" in view.status.value and "measured 0 of 8" in view.status.value
+    assert len(view.table) == len(grid())  # the cancelled run added nothing
+
+
+def test_the_harness_kills_a_cancelled_run() -> None:
+    from bpe_course.bench.harness import run_cell
+    from bpe_course.corpora.datasets import course_corpus
+
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    # V1 at vocab 5000 on 1 MB runs far longer than a second: it can only come back cancelled.
+    result = run_cell(course_corpus("1MB", "stories"), "v1", 5000, 1, 600, cancel)
+    assert result == {"status": "cancelled"}
+
+
+def test_each_point_reads_out_and_colours_follow_the_version() -> None:
+    view = explorer()
+    ax = next(iter(view.points))
+    point = view.points[ax][0]
+    found = nearest(view.points[ax], ax, point.vocab_size, point.median)
+    assert found == point
+    text = describe_point(point, "merge_s", None)
+    assert f"vocab {point.vocab_size:,}" in text and "3 repeat(s)" in text
+    colours = {line.get_label(): line.get_color() for line in ax.lines}
+    assert colours["V5"] == version_color("v5") and colours["V4"] == version_color("v4")
+    view.version.value = ("v5",)
+    alone = {line.get_label(): line.get_color() for a in view.figure.axes for line in a.lines}
+    assert alone["V5"] == version_color("v5")
+
+
+def test_export_writes_the_figure_and_the_table_shown(tmp_path) -> None:
+    view = explorer()
+    view.size.value = (1_000_000,)
+    paths = view.save_figure()
+    assert {p.suffix for p in paths} == {".svg", ".png"}
+    table = pd.read_csv(view.save_table())
+    assert set(table["size_bytes"]) == {1_000_000} and set(table["version"]) == {"v4", "v5"}
+
+
+def test_a_readers_trainer_joins_the_versions(tmp_path, monkeypatch) -> None:
+    (tmp_path / "my_bpe.py").write_text(
+        "def train(input_path, vocab_size, special_tokens):\n    return {}, []\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    view = explorer()
+    view.own_trainer.value = "my_bpe:nothing_here"
+    assert (
+        "has no function" in view.status.value and "my_bpe:nothing_here" not in view.version.options
+    )
+    view.own_trainer.value = "my_bpe:train"
+    assert "my_bpe:train" in view.version.options and "my_bpe:train" in view.version.value
+    assert "cell(s) of the selection not measured yet" in view.status.value

@@ -1,0 +1,52 @@
+"""The fast trainer's two paths, numpy for many sites and plain Python for few, each equal to V1.
+
+The registry's tests run ``fast`` as it is; here each path is forced on every merge, so both see
+the ties, the runs ``a a a`` and the touching sites ``a b a b`` that hypothesis makes.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_course.trainers import fast, v1_naive
+
+runs_and_repeats = st.dictionaries(
+    st.lists(st.sampled_from(b"aab"), min_size=2, max_size=9).map(bytes),
+    st.integers(min_value=1, max_value=9),
+    min_size=1,
+    max_size=25,
+)
+any_bytes = st.dictionaries(
+    st.binary(min_size=1, max_size=10), st.integers(min_value=1, max_value=50), max_size=30
+)
+
+
+@pytest.mark.parametrize("small", [0, 10**9], ids=["numpy always", "python always"])
+@settings(max_examples=120, deadline=None)
+@given(word_counts=st.one_of(runs_and_repeats, any_bytes), merges=st.integers(1, 60))
+def test_each_path_matches_v1(small: int, word_counts, merges: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = v1_naive.merge_loop(word_counts, 257 + merges, ["<|endoftext|>"])
+        original = fast.SMALL
+        fast.SMALL = small
+        try:
+            assert fast.merge_loop(word_counts, 257 + merges, ["<|endoftext|>"]) == expected
+        finally:
+            fast.SMALL = original
+
+
+def test_many_runs_take_the_numpy_path() -> None:
+    # Hundreds of distinct words of runs: (a, a) has far more candidates than SMALL, and the
+    # runs overlap (a a a keeps its first two), so _every_other decides the sites.
+    word_counts = {b"a" * n + b"b" + bytes([c]): n for n in range(2, 12) for c in range(60, 100)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = v1_naive.merge_loop(word_counts, 256 + 40)
+        events = []
+        assert fast.merge_loop(word_counts, 256 + 40, on_merge=events.append) == expected
+    assert events[0].pair == (b"a", b"a") and events[0].words_touched == len(word_counts)

@@ -1,0 +1,203 @@
+"""Counting space-delimited pieces first gives exactly the pattern's pretoken counts, on any text."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from bpe_course import pieces
+from bpe_course.pieces import PieceCounter, count_pretokens, find_cuts
+from bpe_course.pieces import count_words as count_by_pieces
+from bpe_course.pretokenize import GPT2_REGEX, count_words_in_text, split_on_special_tokens
+
+from .conftest import EOT, stdlib_corpus
+
+SPECIALS = [EOT, EOT + EOT, "[SEP]", "\n<s>", "»"]
+
+
+def by_pattern(text: str, special_tokens=()) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for part in split_on_special_tokens(text, special_tokens)[::2]:
+        counts.update(GPT2_REGEX.findall(part))
+    return counts
+
+
+# Whitespace of every kind the pattern knows, in runs, next to words, digits and contractions.
+SPACES = [
+    " ",
+    "  ",
+    "   ",
+    "\n",
+    "\n\n",
+    "\t",
+    "\r\n",
+    "\u00a0",
+    "\u3000",
+    "\u2009",
+    "\x0b",
+    "\x1c",
+]
+WORDS = ["a", "the", "I", "'s", "'ll", "don't", "42", "1,000", "!!", "...", "é", "你好", "😀"]
+fragment = st.one_of(
+    st.sampled_from(SPACES),
+    st.sampled_from(WORDS),
+    st.sampled_from(SPECIALS),
+    st.text(min_size=1, max_size=6),  # any Unicode, surrogates aside
+)
+texts = st.lists(fragment, max_size=40).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=texts)
+@example(text="")
+@example(text=" ")
+@example(text="x\n \ny")
+@example(text="x\n <|endoftext|>")
+@example(text=" \u00a0 a")
+@example(text="a \n b  \t c   d")
+def test_pieces_count_like_the_pattern(text: str) -> None:
+    assert +count_pretokens(text, SPECIALS) == by_pattern(text, SPECIALS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_pieces_without_special_tokens(text: str) -> None:
+    assert +count_pretokens(text) == by_pattern(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(texts, min_size=1, max_size=5))
+def test_pieces_of_many_texts_add_up(parts: list[str]) -> None:
+    counter = PieceCounter([EOT])
+    for part in parts:
+        counter.add(part.encode("utf-8"))
+    expected = sum((by_pattern(part, [EOT]) for part in parts), Counter())
+    got = Counter({word.decode("utf-8"): n for word, n in counter.pretokens().items()})
+    assert +got == expected
+
+
+def test_unsafe_space_keeps_a_whitespace_run_whole() -> None:
+    # The space between two newlines is not a cut: the pattern makes "\n " one pretoken.
+    assert count_pretokens("x\n \ny") == Counter(["x", "\n ", "\n", "y"])
+    # A space before a special token ends its part: the run before it is one pretoken.
+    assert count_pretokens("x\n " + EOT + "y", [EOT]) == Counter(["x", "\n ", "y"])
+
+
+def test_a_special_token_with_a_space_falls_back_to_the_pattern(tmp_path) -> None:
+    with pytest.raises(ValueError, match="holds a space"):
+        PieceCounter(["<end of text>"])
+    path = tmp_path / "spaced.txt"
+    text = "one story<end of text>two  stories<end of text>"
+    path.write_text(text, encoding="utf-8")
+    got = count_by_pieces(path, ["<end of text>"])
+    assert got == count_words_in_text(text, ["<end of text>"])
+
+
+# --- Files: cuts, workers, spawn --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mixed_file(tmp_path_factory):
+    rng = random.Random(11)
+    fragments = [
+        "naïve café",
+        "你好世界",
+        "😀 emoji",
+        "don't stop",
+        "  spaces\n\n",
+        "42 1234",
+        "\n \n",
+    ]
+    docs = [" ".join(rng.choice(fragments) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
+    text = EOT.join(docs) + "   tail\t "
+    path = tmp_path_factory.mktemp("pieces") / "mixed.txt"
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def test_cuts_follow_an_ascii_letter_or_digit(mixed_file, monkeypatch) -> None:
+    monkeypatch.setattr(pieces, "_SCAN_BLOCK", 7)  # matches straddle the reads
+    data = mixed_file.read_bytes()
+    cuts = find_cuts(mixed_file, 40)
+    assert cuts[0] == 0 and cuts[-1] == len(data) and cuts == sorted(set(cuts)) and len(cuts) > 20
+    for cut in cuts[1:-1]:
+        assert data[cut : cut + 1] == b" " and data[cut - 1 : cut].isalnum()
+
+
+@pytest.mark.parametrize("workers", [1, 2, 5])
+def test_file_counts_equal_the_pattern(mixed_file, monkeypatch, workers: int) -> None:
+    monkeypatch.setattr(pieces, "CHUNK_BYTES", 20_000)  # many chunks
+    expected = count_words_in_text(mixed_file.read_text(encoding="utf-8"), [EOT])
+    assert count_by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1) == expected
+
+
+def test_file_counts_under_spawn_with_progress(mixed_file, monkeypatch) -> None:
+    monkeypatch.setattr(pieces, "CHUNK_BYTES", 50_000)
+    seen: list[int] = []
+    got = count_by_pieces(
+        mixed_file,
+        [EOT],
+        workers=2,
+        min_bytes_per_worker=1,
+        start_method="spawn",
+        on_chunk=seen.append,
+    )
+    assert got == count_words_in_text(mixed_file.read_text(encoding="utf-8"), [EOT])
+    assert sum(seen) == mixed_file.stat().st_size  # every chunk reported once
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=texts, chunk=st.integers(min_value=1, max_value=40))
+def test_any_chunking_is_exact(tmp_path, monkeypatch, text: str, chunk: int) -> None:
+    monkeypatch.setattr(pieces, "CHUNK_BYTES", chunk)
+    path = tmp_path / "any.txt"
+    path.write_bytes(text.encode("utf-8"))
+    assert count_by_pieces(path, SPECIALS) == count_words_in_text(text, SPECIALS)
+
+
+def test_real_text_without_special_tokens(tmp_path, monkeypatch) -> None:
+    # Python sources: indentation is whitespace runs of every length, the hard case.
+    monkeypatch.setattr(pieces, "CHUNK_BYTES", 30_000)
+    text = stdlib_corpus(300_000).replace(EOT, "\n")
+    path = tmp_path / "code.txt"
+    path.write_text(text, encoding="utf-8")
+    got = count_by_pieces(path, [], workers=2, min_bytes_per_worker=1)
+    assert got == count_words_in_text(text, [])
+
+
+def test_invalid_utf8_is_one_clear_error(tmp_path) -> None:
+    from bpe_course.errors import BPEInputError
+
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"fine text " * 10 + b"\xff oops")
+    with pytest.raises(BPEInputError, match="not valid UTF-8: byte 0xff at byte offset 100"):
+        count_by_pieces(path, [EOT])
+
+
+@pytest.mark.parametrize("special", ["END", "7", ",", "ab.", "x", "<|x|>", "'s"])
+def test_special_tokens_inside_simple_pieces(special: str) -> None:
+    # Marks, letters or digits, a contraction and marks are split without the pattern, unless a
+    # special token could hide inside such a piece.
+    text = f"one END, 7 ab. x{special} {special}, {special}y <|x|>s Ben's words."
+    assert +count_pretokens(text, [special]) == by_pattern(text, [special])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    words=st.lists(
+        st.from_regex(
+            r"[\"'(.,!?<|]{0,2}([A-Za-z]{0,4}|[0-9]{0,3})('s|'ll|'t|'re|'x)?[\"'.,!?|>)]{0,2}",
+            fullmatch=True,
+        ),
+        max_size=30,
+    )
+)
+def test_simple_pieces_split_like_the_pattern(words: list[str]) -> None:
+    text = " ".join(words)
+    assert +count_pretokens(text, [EOT]) == by_pattern(text, [EOT])
