@@ -4,35 +4,51 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
+from bpe_course.sources import (
+    GZIP_SUFFIX,
+    Corpus,
+    check_file,
+    count_sources,
+    describe,
+    resolve_sources,
+)
 from bpe_course.trainers import get_trainer
 from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check_training_arguments
 
 
 def train_bpe(
-    input_path: str | os.PathLike[str],
+    input_path: Corpus,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     *,
     version: str = "v5",
     workers: int | None = None,
+    scheduler: str | None = None,
     progress: bool | None = None,
     on_merge: OnMerge | None = None,
     timings: dict[str, float] | None = None,
 ) -> tuple[Vocab, Merges]:
-    """Train a byte-level BPE tokenizer on a UTF-8 text file.
+    """Train a byte-level BPE tokenizer on a UTF-8 text file, or on many.
+
+    ``input_path`` is a file, a directory, a glob pattern or a list of them, each file plain text
+    or ``.gz`` (see :mod:`bpe_course.sources`); the words of all files are counted together.
 
     Returns ``(vocab, merges)``: ``vocab`` maps ids to bytes (the 256 bytes, then the special
     tokens, then one token per merge), ``merges`` lists the merged pairs in order. Every version
     returns exactly the same result; they differ only in speed.
 
     ``workers``: processes for pretokenization (``None``: all cores; only versions from V3 on use
-    more than one). ``progress``: show tqdm bars (a widget in Jupyter). ``on_merge``: called after
-    each merge with a :class:`~bpe_course.trainers.common.MergeEvent`. ``timings``: a dict that
-    receives the seconds spent in each phase (``pretokenize_s``, ``merge_s``).
+    more than one). ``scheduler``: count the words on a Dask cluster instead (every version can;
+    the ``cluster`` extra): ``"local"`` starts one on this machine with ``workers`` processes, an
+    address such as ``"tcp://host:8786"`` uses a running one (see :mod:`bpe_course.cluster`).
+    The counts, and so the merges, are the same either way. ``progress``: show tqdm bars (a widget
+    in Jupyter). ``on_merge``: called after each merge with a
+    :class:`~bpe_course.trainers.common.MergeEvent`. ``timings``: a dict that receives the seconds
+    spent in each phase (``pretokenize_s``, ``merge_s``).
 
     Every argument is checked before any work starts; nothing is written anywhere.
     """
@@ -42,21 +58,24 @@ def train_bpe(
         isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
     ):
         raise BPEInputError(f"workers must be a positive integer or None, not {workers!r}")
-    path = check_corpus_path(input_path)
+    if scheduler is not None and not (isinstance(scheduler, str) and scheduler):
+        raise BPEInputError(f"scheduler must be 'local' or an address, not {scheduler!r}")
+    paths = resolve_sources(input_path)
 
     start = time.perf_counter()
-    bar = _progress_bar(progress, total=path.stat().st_size, desc="pretokenize", unit="B")
-    word_counts = trainer.count_words(
-        path,
-        special_tokens,
-        workers=workers if trainer.parallel else 1,
-        on_chunk=None if bar is None else bar.update,
-    )
-    if bar is not None:
-        bar.close()
+    if scheduler is not None:
+        from bpe_course.cluster import count_words_on_cluster
+
+        word_counts = count_words_on_cluster(
+            paths, special_tokens, scheduler=scheduler, workers=workers, progress=progress
+        )
+    else:
+        word_counts = _count_here(
+            trainer.count_words, paths, special_tokens, workers if trainer.parallel else 1, progress
+        )
     if not word_counts:
         raise BPEInputError(
-            f"{path} holds no text to train on (it is empty, or holds only special tokens)"
+            f"{describe(paths)} holds no text to train on (it is empty, or holds only special tokens)"
         )
 
     pretokenized = time.perf_counter()
@@ -97,21 +116,32 @@ def learn_merges(
             bar.close()
 
 
+def _count_here(
+    count_words: Callable[..., dict[bytes, int]],
+    paths: list[Path],
+    special_tokens: Sequence[str],
+    workers: int | None,
+    progress: bool | None,
+) -> dict[bytes, int]:
+    """Word counts on this machine: one plain file by the trainer's own ``count_words`` (the fast
+    trainer counts pieces), several files or a ``.gz`` by file set."""
+    total = sum(path.stat().st_size for path in paths)
+    bar = _progress_bar(progress, total=total, desc="pretokenize", unit="B")
+    update = None if bar is None else bar.update
+    try:
+        if len(paths) == 1 and not paths[0].name.endswith(GZIP_SUFFIX):
+            return count_words(paths[0], special_tokens, workers=workers, on_chunk=update)
+        return count_sources(paths, special_tokens, workers=workers, on_range=update)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def check_corpus_path(input_path: str | os.PathLike[str]) -> Path:
     """The corpus as a readable regular file, or a clear error saying what is wrong."""
     if not isinstance(input_path, (str, os.PathLike)):
         raise BPEInputError(f"input_path must be a path, not {type(input_path).__name__}")
-    path = Path(input_path)
-    if not path.exists():
-        raise BPEInputError(f"corpus file not found: {path}")
-    if path.is_dir():
-        raise BPEInputError(f"{path} is a directory; give the path of a text file")
-    try:
-        with open(path, "rb") as f:
-            f.read(1)
-    except OSError as err:
-        raise BPEInputError(f"cannot read {path}: {err.strerror}") from None
-    return path
+    return check_file(Path(input_path))
 
 
 def _progress_bar(enabled: bool | None, **kwargs):

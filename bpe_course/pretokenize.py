@@ -202,15 +202,23 @@ def read_text(path: str, start: int, end: int) -> str:
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
+    return decode_utf8(data, path, start)
+
+
+def decode_utf8(data: bytes | bytearray, path: str, offset: int, where: str = "") -> str:
+    """``data`` as text, or one clear error naming the file and the byte offset of the bad byte.
+
+    ``offset`` is where ``data`` starts in the file; ``where`` qualifies it (a ``.gz`` file's
+    offsets count the decompressed bytes).
+    """
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        offset = start + err.start
         raise BPEInputError(
-            f"{path} is not valid UTF-8: byte 0x{data[err.start]:02x} at byte offset {offset} "
-            f"({err.reason}). Re-encode the file as UTF-8 (for example with iconv) and try again."
+            f"{path} is not valid UTF-8: byte 0x{data[err.start]:02x} at byte offset "
+            f"{offset + err.start}{where} ({err.reason}). Re-encode the file as UTF-8 (for example "
+            "with iconv) and try again."
         ) from None
-    return text
 
 
 def _count_chunk_star(args: tuple[str, int, int, Sequence[str]]) -> tuple[int, Counter[str]]:

@@ -28,8 +28,9 @@ def test_missing_file(tmp_path) -> None:
         train_bpe(tmp_path / "nope.txt", 300)
 
 
-def test_directory(tmp_path) -> None:
-    with raises("is a directory; give the path of a text file"):
+def test_directory_without_files(tmp_path) -> None:
+    # A directory is a corpus of many files (bpe_course.sources); an empty one is a mistake.
+    with raises("is a directory with no files to train on"):
         train_bpe(tmp_path, 300)
 
 

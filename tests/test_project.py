@@ -22,7 +22,11 @@ def requirement_names(requirements: list[str]) -> dict[str, str]:
 
 def test_environment_yml_matches_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = requirement_names(project["dependencies"] + project["optional-dependencies"]["test"])
+    extras = project["optional-dependencies"]
+    wanted = requirement_names(project["dependencies"] + extras["test"] + extras["cluster"])
+    # conda-forge has no extras: dask[distributed] is its two packages, dask and distributed
+    wanted.pop("dask")
+    wanted.update(requirement_names(["dask>=2024.1", "distributed>=2024.1"]))
     lines = (ROOT / "environment.yml").read_text().splitlines()
     section = lines[lines.index("dependencies:") + 1 :]
     # conda packages, and the pip section's (packages conda-forge may not have)
@@ -30,6 +34,11 @@ def test_environment_yml_matches_pyproject() -> None:
     conda = [c for c in conda if not c.startswith(("python", "pip"))]
     assert requirement_names(conda) == wanted
     assert "      - -e ." in lines  # installs the package itself
+
+
+def test_make_installs_the_cluster_extra() -> None:
+    # The Dask tests run in CI only if the environment make builds has the cluster extra.
+    assert re.search(r"pip install .*-e '\.\[test,cluster\]'", (ROOT / "Makefile").read_text())
 
 
 def test_ci_runs_the_readme_test_command() -> None:

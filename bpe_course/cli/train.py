@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from pathlib import Path
 
 
 def add_train_command(commands) -> None:
@@ -15,7 +16,9 @@ def add_train_command(commands) -> None:
     )
     train.add_argument(
         "corpus",
-        help="a UTF-8 text file, a downloaded dataset's name, or a size like 5MB (course corpus)",
+        nargs="+",
+        help="UTF-8 text files (or .gz), directories of them, glob patterns, a downloaded "
+        "dataset's name, or a size like 5MB (course corpus); the words of all are counted together",
     )
     train.add_argument(
         "--vocab-size",
@@ -37,7 +40,15 @@ def add_train_command(commands) -> None:
         "--workers",
         type=int,
         default=None,
-        help="processes for pretokenization (default: all cores)",
+        help="processes for pretokenization, or of a local Dask cluster (default: all cores)",
+    )
+    train.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="count the words on a Dask cluster: 'local' starts one here (--workers processes), "
+        "an address like tcp://host:8786 uses a running one (needs the cluster extra: "
+        "pip install 'bpe_course[cluster]')",
     )
     train.add_argument(
         "-o", "--output", default=None, metavar="DIR", help="write vocab.json and merges.txt here"
@@ -54,11 +65,12 @@ def run_train(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         vocab, merges = train_bpe(
-            resolve_corpus(args.corpus),
+            [_resolve(item, resolve_corpus) for item in args.corpus],
             args.vocab_size,
             args.special_token,
             version=args.version,
             workers=args.workers,
+            scheduler=args.scheduler,
             progress=sys.stderr.isatty(),
             timings=timings,
         )
@@ -76,3 +88,11 @@ def run_train(args: argparse.Namespace) -> int:
         for path in save_gpt2(vocab, merges, args.output):
             print(path)
     return 0
+
+
+def _resolve(item: str, resolve_corpus) -> str | Path:
+    """A glob pattern or a directory is passed on as it is; anything else as ``resolve_corpus``
+    reads it (a file, a dataset name, a size)."""
+    if Path(item).is_dir() or (not Path(item).exists() and set("*?[") & set(item)):
+        return item
+    return resolve_corpus(item)

@@ -1,0 +1,308 @@
+"""What Dask costs: word counting on a Dask cluster against the process pool, on one machine.
+
+Each measurement runs in a fresh process (``python -m bpe_course.bench.cluster --one '<json>'``),
+so every peak of memory belongs to that run alone:
+
+- ``pool``: :func:`~bpe_course.sources.count_sources` with ``workers`` processes. Peaks: this
+  process (the client) and the largest pool process (``RUSAGE_CHILDREN``).
+- ``dask``: a scheduler and ``workers`` worker processes of one thread, started with Dask's own
+  command lines on 127.0.0.1 (what ``LocalCluster`` starts, but with the scheduler in a process of
+  its own, so its memory is told apart from the client's). Peaks: client, scheduler, the largest
+  worker (each read from the process's own ``VmHWM``). It also measures what the paper estimate
+  of notebook 14 needs: the start of the cluster, the cost of a task that does nothing, and the
+  cost of one add of two partial counts of the corpus's size.
+
+Both runs then learn the merges (V5) from their counts and hash them: the two paths must agree.
+Run the grid with ``python -m bpe_course.bench.cluster 200MB 2.1GB --csv PATH``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from bpe_course.bench.worker import peak_rss_mb
+from bpe_course.pretokenize import END_OF_TEXT as EOT
+from bpe_course.pretokenize import MAX_CHUNK_BYTES, _encode_keys
+
+NOOP_TASKS = 200  # tasks that count zero bytes: the cost of a task itself, per task
+MERGE_VOCAB = 10_000
+
+
+# --- One measurement, in its own process ---------------------------------------------------------
+
+
+def measure(spec: dict) -> dict:
+    """One run (``spec``: path, corpus, workers, vocab_size), as a dict of numbers."""
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    run = _measure_pool if spec["path"] == "pool" else _measure_dask
+    row = run(spec)
+    row["client_count_peak_mb"] = peak_rss_mb()  # before the merges, which need memory of their own
+    row.update(_merges(row.pop("counts"), spec["vocab_size"]))
+    row["client_peak_mb"] = peak_rss_mb()
+    row["load_before"] = load_before
+    row["load_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return row
+
+
+def _measure_pool(spec: dict) -> dict:
+    from bpe_course.sources import count_sources
+
+    start = time.perf_counter()
+    counts = count_sources(spec["corpus"], [EOT], workers=spec["workers"])
+    count_s = time.perf_counter() - start
+    return {"count_s": count_s, "counts": counts, "worker_peak_mb": _children_peak_mb()}
+
+
+def _children_peak_mb() -> float:
+    try:
+        import resource
+    except ImportError:  # Windows
+        return float("nan")
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e3  # KiB on Linux
+
+
+def _measure_dask(spec: dict) -> dict:
+    from distributed import Client
+
+    from bpe_course.cluster import map_reduce
+    from bpe_course.sources import ByteRange, plan_ranges, resolve_sources
+
+    with tempfile.TemporaryDirectory() as folder:
+        started = time.perf_counter()
+        processes, scheduler_file = _start_cluster(Path(folder), spec["workers"])
+        try:
+            with Client(scheduler_file=str(scheduler_file), timeout=120) as client:
+                client.wait_for_workers(spec["workers"], timeout=120)
+                start_s = time.perf_counter() - started
+
+                start = time.perf_counter()
+                paths = resolve_sources(spec["corpus"])
+                threads = sum(client.nthreads().values())
+                ranges = plan_ranges(paths, [EOT], 4 * threads)
+                totals = map_reduce(client, ranges, [EOT])
+                counts = _encode_keys(totals)
+                count_s = time.perf_counter() - start
+
+                # A task's own cost: ranges of zero bytes, through the same map and tree.
+                empty = [ByteRange(str(paths[0]), i, i) for i in range(NOOP_TASKS)]
+                start = time.perf_counter()
+                map_reduce(client, empty, [EOT])
+                task_ms = (time.perf_counter() - start) / (2 * NOOP_TASKS - 1) * 1e3
+
+                add_s = _time_one_sum(client, totals)
+
+                scheduler_peak = client.run_on_scheduler(peak_rss_mb)
+                worker_peak = max(client.run(peak_rss_mb).values())
+                client.shutdown()
+        finally:
+            _stop(processes)
+    return {
+        "count_s": count_s,
+        "counts": counts,
+        "tasks": len(ranges),
+        "start_s": start_s,
+        "task_ms": task_ms,
+        "add_s": add_s,
+        "scheduler_peak_mb": scheduler_peak,
+        "worker_peak_mb": worker_peak,
+    }
+
+
+def _time_one_sum(client, counts) -> float:
+    """Seconds for one sum of two partial counts held by two different workers: the transfer
+    of one to the other, and the add."""
+    from distributed import wait
+
+    from bpe_course.cluster import add_counts
+
+    workers = list(client.nthreads())
+    first, second = workers[0], workers[-1]  # two different workers, when there are two
+    left = client.scatter(counts, workers=[first], hash=False)
+    right = client.scatter(counts, workers=[second], hash=False)
+    start = time.perf_counter()
+    wait(client.submit(add_counts, left, right, workers=[first], pure=False))
+    return time.perf_counter() - start
+
+
+def _start_cluster(folder: Path, workers: int) -> tuple[list[subprocess.Popen], Path]:
+    scheduler_file = folder / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+        + ["--port", "0", "--dashboard-address", "127.0.0.1:0"]
+        + ["--scheduler-file", str(scheduler_file)],
+        **quiet,
+    )
+    deadline = time.monotonic() + 120
+    while not scheduler_file.exists():
+        if scheduler.poll() is not None or time.monotonic() > deadline:
+            _stop([scheduler])
+            raise RuntimeError("the Dask scheduler did not start")
+        time.sleep(0.05)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            "--scheduler-file",
+            str(scheduler_file),
+        ]
+        + ["--nworkers", str(workers), "--nthreads", "1", "--host", "127.0.0.1"]
+        + ["--no-dashboard"],
+        **quiet,
+    )
+    return [worker, scheduler], scheduler_file
+
+
+def _stop(processes: list[subprocess.Popen]) -> None:
+    for process in processes:  # ours alone, by their handles
+        if process.poll() is None:
+            process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _merges(counts: dict[bytes, int], vocab_size: int) -> dict:
+    from bpe_course.trainers import get_trainer
+
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, merges = get_trainer("v5").merge_loop(counts, vocab_size, [EOT])
+    return {
+        "merge_s": time.perf_counter() - start,
+        "words": len(counts),
+        "merges_sha": hashlib.sha256(repr(merges).encode()).hexdigest()[:16],
+    }
+
+
+# --- The estimate on paper ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What this machine measured: the inputs of :func:`estimate`."""
+
+    core_mb_s: float  # counting throughput of one core (the pool at the largest size, per worker)
+    start_s: float  # starting the cluster and connecting to it: paid once
+    task_ms: float  # a task's own cost (scheduler, client, transfer), a task that counts nothing
+    add_s: float  # one sum of two partial counts of the corpus's distinct words, with a transfer
+    merge_s: float  # the merge loop on the word counts: one core, whatever the cluster
+    words: int  # distinct words of the measured corpus, which add_s and merge_s depend on
+
+
+def costs_from(table) -> Costs:
+    """The inputs of the estimate, from a table of :func:`run_overhead` (its largest size)."""
+    largest = table[table["size_bytes"] == table["size_bytes"].max()]
+    pool = largest[largest["path"] == "pool"].iloc[0]
+    dask = largest[largest["path"] == "dask"].iloc[0]
+    return Costs(
+        core_mb_s=float(pool["size_bytes"] / 1e6 / (pool["count_s"] * pool["workers"])),
+        start_s=float(dask["start_s"]),
+        task_ms=float(dask["task_ms"]),
+        add_s=float(dask["add_s"]),
+        merge_s=float(pool["merge_s"]),
+        words=int(pool["words"]),
+    )
+
+
+def estimate(costs: Costs, corpus_bytes: float, cores: int) -> dict[str, float]:
+    """Seconds to train on ``corpus_bytes`` of text with ``cores`` worker cores, term by term.
+
+    - counting: the bytes divided among the cores at the measured per-core throughput (storage
+      assumed to keep up, the cores as fast as these);
+    - tasks: four tasks per core, at most 32 MB each, plus one sum per task but one; the
+      scheduler handles tasks one at a time, so their own cost is charged in full, not shared;
+    - reduce: after the last count, a chain of sums as deep as the tree, ``log2(tasks)``;
+    - start and merge: once each, the merge loop on one core.
+    """
+    tasks = max(math.ceil(corpus_bytes / MAX_CHUNK_BYTES), 4 * cores)
+    terms = {
+        "start_s": costs.start_s,
+        "count_s": corpus_bytes / 1e6 / (cores * costs.core_mb_s),
+        "tasks_s": (2 * tasks - 1) * costs.task_ms / 1e3,
+        "reduce_s": math.ceil(math.log2(tasks)) * costs.add_s,
+        "merge_s": costs.merge_s,
+    }
+    return {"tasks": tasks} | terms | {"total_s": sum(terms.values())}
+
+
+# --- The grid ------------------------------------------------------------------------------------
+
+
+def run_overhead(
+    sizes: list[str],
+    workers: int = 2,
+    vocab_size: int = MERGE_VOCAB,
+    progress: bool = True,
+    timeout_s: float = 3600,
+):
+    """Both paths at every size (generated stories), as a DataFrame; the merges must agree."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from bpe_course.bench.harness import context
+    from bpe_course.corpora.datasets import generated_corpus, parse_size
+
+    rows = []
+    cells = [(size, path) for size in sizes for path in ("pool", "dask")]
+    for size, path in tqdm(cells, desc="cluster overhead", unit="run", disable=not progress):
+        corpus = generated_corpus(size)
+        spec = {"path": path, "corpus": str(corpus), "workers": workers, "vocab_size": vocab_size}
+        done = subprocess.run(
+            [sys.executable, "-m", "bpe_course.bench.cluster", "--one", json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"the {path} run at {size} failed:\n{done.stderr[-2000:]}")
+        row = json.loads(done.stdout.splitlines()[-1])
+        rows.append(
+            {"size": size, "size_bytes": parse_size(size), "path": path, "workers": workers}
+            | {"vocab_size": vocab_size}
+            | row
+            | context()
+        )
+    table = pd.DataFrame(rows)
+    for size, group in table.groupby("size"):
+        if group["merges_sha"].nunique() != 1:
+            raise RuntimeError(f"the pool and Dask learned different merges at {size}")
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bpe_course.bench.cluster", description=__doc__)
+    parser.add_argument("sizes", nargs="*", default=["200MB", "2.1GB"])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--vocab-size", type=int, default=MERGE_VOCAB)
+    parser.add_argument("--csv", default=None, help="write the table here")
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # one run, in this process
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(measure(json.loads(args.one))))
+        return 0
+    table = run_overhead(args.sizes, args.workers, args.vocab_size)
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+    columns = ["size", "path", "count_s", "client_peak_mb", "worker_peak_mb", "load_before"]
+    print(table[[c for c in columns if c in table]].to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

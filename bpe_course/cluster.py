@@ -1,0 +1,235 @@
+"""Counting words on a Dask cluster: pretokenization as a map-reduce, on a real distributed engine.
+
+Unlike :func:`~bpe_course.sources.count_sources` (a process pool on this machine), the tasks run
+wherever a Dask scheduler sends them: a ``LocalCluster`` of processes on 127.0.0.1 by default, or
+a running cluster named by its address (``tcp://host:8786``). The counts are the same either way.
+
+- **Map.** One task per byte range (:func:`~bpe_course.sources.plan_ranges`: plain files cut at
+  document boundaries, one task per ``.gz``), each returning the ``Counter`` of its pretokens.
+- **Reduce.** As results finish, each is paired with the next one to finish and a task adding the
+  two is submitted; the sums are paired in turn until one ``Counter`` is left. The adding runs on
+  the workers and the client holds only futures, so no process holds more than a few partial
+  counts at a time: a tree whose shape follows the order in which the tasks finish. Only the
+  final counts travel to the client.
+- **Faults.** A worker that dies (killed, out of memory) takes its running task and the partial
+  counts it held with it; the scheduler runs them again elsewhere, from the byte ranges, which
+  are still on disk. Results are exact because no task changes its inputs: a sum rerun from the
+  same two partials gives the same sum. A task whose worker dies more than
+  ``distributed.scheduler.allowed-failures`` times (3 by default) fails the run. Errors raised by
+  a task (a shard gone, invalid UTF-8) are not retried: they would fail again, so the first one
+  stops the run at once, with its message.
+
+Workers open the files by the paths the client gives (absolute): on a real cluster, the shards
+must sit on a filesystem every machine mounts at the same place. Task functions live at module
+level here, so a worker needs this package installed, never a notebook.
+
+Dask is imported only when a function here runs: the core package never needs it. Install it
+with the ``cluster`` extra: ``pip install 'bpe_course[cluster]'``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bpe_course.errors import BPEInputError
+from bpe_course.pretokenize import _encode_keys
+from bpe_course.sources import ByteRange, Corpus, count_range, plan_ranges, resolve_sources
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+LOCAL = "local"  # the scheduler value that starts a cluster on this machine
+INSTALL = "pip install 'bpe_course[cluster]'"
+# A loaded machine can take a while to start worker processes or answer: generous, not tight.
+CONNECT_TIMEOUT_S = 60
+
+
+def require_dask() -> None:
+    """Import ``dask.distributed``, or say in one line what to install."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise BPEInputError(
+            f"counting on a Dask cluster needs Dask's distributed scheduler: {INSTALL}"
+        ) from None
+
+
+def add_counts(left: Counter[str], right: Counter[str]) -> Counter[str]:
+    """The sum of two partial counts, as a new ``Counter`` (a task of the reduce).
+
+    Never changes its inputs: after a worker dies Dask may run a sum again on the same two
+    partials, and a sum written into one of them would then count that partial twice.
+    """
+    big, small = (left, right) if len(left) >= len(right) else (right, left)
+    total = Counter(big)
+    total.update(small)
+    return total
+
+
+@contextlib.contextmanager
+def dask_client(
+    scheduler: str = LOCAL,
+    workers: int | None = None,
+    *,
+    dashboard_address: str = "127.0.0.1:0",
+    timeout: float = CONNECT_TIMEOUT_S,
+) -> Iterator[Client]:
+    """A ``Client`` of a new local cluster (``scheduler="local"``) or of a running scheduler.
+
+    The local cluster has ``workers`` worker processes (``None``: one per core) of one thread
+    each: the counting holds the GIL, so more threads per process would only take turns. It
+    listens on 127.0.0.1 only, with the dashboard on a free port, and is closed on exit.
+    """
+    require_dask()
+    from distributed import Client, LocalCluster
+
+    if scheduler == LOCAL:
+        cluster = LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=dashboard_address,
+            # Errors that matter reach the client as exceptions; a worker's own log of a peer it
+            # lost would repeat them as tracebacks on the terminal (the dashboard shows it all).
+            silence_logs=logging.CRITICAL,
+        )
+        try:
+            with Client(cluster, timeout=timeout) as client:
+                yield client
+        finally:
+            cluster.close()
+        return
+    if workers is not None:
+        raise BPEInputError(
+            f"workers sets the size of a local cluster; the cluster at {scheduler} has its own"
+        )
+    try:
+        client = Client(scheduler, timeout=timeout)
+    except (OSError, ValueError, TypeError) as err:
+        raise BPEInputError(f"cannot reach a Dask scheduler at {scheduler!r}: {err}") from None
+    with client:
+        yield client
+
+
+def count_words_on_cluster(
+    corpus: Corpus,
+    special_tokens: Sequence[str] = (),
+    *,
+    scheduler: str = LOCAL,
+    workers: int | None = None,
+    client: Client | None = None,
+    tasks: int | None = None,
+    progress: bool | None = None,
+    on_done: Callable[[Future], None] | None = None,
+) -> dict[bytes, int]:
+    """Word counts of a corpus (one file, a directory, a glob, a list; plain or ``.gz``), counted
+    on a Dask cluster: ``{word bytes: count}``, the same as :func:`~bpe_course.sources.count_sources`.
+
+    ``client``: a connected client to use (then ``scheduler`` and ``workers`` are not used, and it
+    stays open); else one is made by :func:`dask_client`. ``tasks``: how many byte ranges to aim
+    for (default: four per worker thread, at most 32 MB each). The dashboard's address is printed
+    on stderr; ``progress`` adds a tqdm bar over finished tasks. ``on_done`` sees each finished
+    future (the notebook and the tests kill a worker from it).
+    """
+    paths = resolve_sources(corpus)  # every shard checked here: a missing one fails before any task
+    require_dask()
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            client = stack.enter_context(dask_client(scheduler, workers))
+        threads = _wait_for_threads(client)
+        ranges = plan_ranges(paths, special_tokens, tasks or 4 * threads)
+        if not ranges:
+            return {}
+        link = client.dashboard_link
+        print(f"Dask dashboard: {link or 'not served (bokeh missing)'}", file=sys.stderr)
+        counts = map_reduce(client, ranges, special_tokens, progress=progress, on_done=on_done)
+    return _encode_keys(counts)
+
+
+def _wait_for_threads(client: Client) -> int:
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
+    except TimeoutError:
+        raise BPEInputError(
+            f"the Dask scheduler at {client.scheduler.address} has no workers"
+        ) from None
+    return sum(client.nthreads().values())
+
+
+def map_reduce(
+    client: Client,
+    ranges: Sequence[ByteRange],
+    special_tokens: Sequence[str],
+    *,
+    progress: bool | None = None,
+    on_done: Callable[[Future], None] | None = None,
+) -> Counter[str]:
+    """Count every range on the cluster and add the partial counts in a tree on the workers.
+
+    The stages: submit one count task per range; as each task finishes, pair it with the previous
+    unpaired one in a new sum task (sums go first: priority 1), until one result is left; fetch it.
+    """
+    from distributed import KilledWorker, as_completed
+
+    tokens = tuple(special_tokens)
+    # pure=False: keys unique to this run, so a file changed since an earlier run is read again
+    submitted = [
+        client.submit(count_range, byte_range, tokens, pure=False) for byte_range in ranges
+    ]
+    bar = _bar(progress, total=2 * len(submitted) - 1)
+    finished = as_completed(submitted)  # yields futures, never their results: nothing gathered
+    unpaired: Future | None = None
+    try:
+        for future in finished:
+            if future.status in ("error", "cancelled"):
+                future.result()  # raises the task's error here, on the client: the run stops
+            if bar is not None:
+                bar.update(1)
+            if on_done is not None:
+                on_done(future)
+            if unpaired is None:
+                unpaired = future
+                continue
+            total = client.submit(add_counts, unpaired, future, priority=1, pure=False)
+            submitted.append(total)
+            finished.add(total)
+            unpaired = None
+        assert unpaired is not None  # the loop ends on the one sum nothing else was added to
+        return unpaired.result()
+    except KilledWorker as err:
+        raise RuntimeError(
+            f"a counting task took down {err.allowed_failures + 1} workers in turn; "
+            "see the workers' logs (out of memory?)"
+        ) from None
+    finally:
+        client.cancel([f for f in submitted if not f.done()])
+        if bar is not None:
+            bar.close()
+
+
+def _bar(enabled: bool | None, total: int) -> Any:
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="task", desc="count + add (Dask)", leave=False)
+
+
+def kill_worker(client: Client, future: Future) -> int:
+    """Kill, abruptly, the worker process holding ``future``'s result; return its process id.
+
+    For the notebook's and the tests' fault demos: the partial counts on that worker are lost
+    and the scheduler must compute them again. Only for workers on this machine.
+    """
+    holders = client.who_has([future]).get(future.key) or list(client.nthreads())
+    pid = client.run(os.getpid, workers=[holders[0]])[holders[0]]
+    os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+    return pid

@@ -1,0 +1,175 @@
+"""Counting on a Dask cluster: the same counts and merges as this machine's path, a killed worker
+costs a retry and not the result, bad shards are one clear error, and the CLI flag works.
+
+One LocalCluster of 2 worker processes on 127.0.0.1 serves the module; the tests start and close
+it. No test times anything: on a loaded 2-core machine only the results are checked.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import pytest
+
+from bpe_course import BPEInputError, train_bpe
+from bpe_course.cli import main
+from bpe_course.sources import count_sources, plan_ranges, resolve_sources
+
+from .conftest import EOT, stdlib_corpus
+
+pytest.importorskip(
+    "distributed", reason="the cluster extra is not installed: pip install 'bpe_course[cluster]'"
+)
+
+from bpe_course.cluster import (  # noqa: E402 (only once the extra is known to be there)
+    count_words_on_cluster,
+    dask_client,
+    kill_worker,
+    map_reduce,
+)
+
+WORKERS = 2
+
+
+@pytest.fixture(scope="module")
+def client():
+    with dask_client("local", WORKERS) as client:
+        client.wait_for_workers(WORKERS, timeout=120)
+        yield client
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three plain files and two .gz, many short documents each."""
+    folder = tmp_path_factory.mktemp("shards")
+    paragraphs = stdlib_corpus(600_000).split("\n\n")
+    fifth = len(paragraphs) // 5
+    for i, name in enumerate(["1.txt", "2.txt.gz", "3.txt", "4.gz", "5.txt"]):
+        text = EOT.join(paragraphs[i * fifth : (i + 1) * fifth])
+        if name.endswith(".gz"):
+            (folder / name).write_bytes(gzip.compress(text.encode("utf-8")))
+        else:
+            (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def local_counts(shards) -> dict[bytes, int]:
+    return count_sources(shards, [EOT])
+
+
+@pytest.mark.parametrize("tasks", [1, 5, 23])
+def test_counts_equal_the_local_path(client, shards, local_counts, tasks) -> None:
+    counts = count_words_on_cluster(shards, [EOT], client=client, tasks=tasks)
+    assert counts == local_counts
+
+
+def test_without_special_tokens_too(client, shards) -> None:
+    # No separator: each plain file is one range, each .gz one task, counts still exact.
+    expected = count_sources(shards, [])
+    assert count_words_on_cluster(shards, [], client=client, tasks=9) == expected
+
+
+def test_train_bpe_learns_the_same_merges(client, shards) -> None:
+    address = client.scheduler.address
+    expected = train_bpe(shards, 500, [EOT], workers=1)
+    assert train_bpe(shards, 500, [EOT], scheduler=address) == expected
+    assert train_bpe(shards, 500, [EOT], version="v2", scheduler=address) == expected
+
+
+def test_a_worker_killed_mid_run_costs_a_retry_not_the_result(client, shards, local_counts) -> None:
+    before = set(client.run(os.getpid).values())
+    killed: list[tuple[str, int]] = []
+
+    def kill_the_first_holder(future) -> None:
+        # The first partial count just finished: kill the worker holding it, with tasks to go.
+        if not killed:
+            killed.append((future.key, kill_worker(client, future)))
+
+    counts = count_words_on_cluster(
+        shards, [EOT], client=client, tasks=24, on_done=kill_the_first_holder
+    )
+    assert counts == local_counts
+    key, pid = killed[0]
+    assert pid in before
+    # The lost partial was computed again: it reached memory twice.
+    story = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.story(key))
+    assert (
+        sum(1 for event in story if event[0] == key and event[1:3] == ("processing", "memory")) >= 2
+    )
+    client.wait_for_workers(WORKERS, timeout=120)  # the nanny starts a new worker process
+    assert pid not in set(client.run(os.getpid).values())
+
+
+def test_a_missing_shard_fails_at_once_naming_it(client, shards) -> None:
+    with pytest.raises(BPEInputError, match=r"corpus file not found: .*nowhere\.txt"):
+        count_words_on_cluster([shards, shards / "nowhere.txt"], [EOT], client=client)
+
+
+def test_a_shard_gone_after_planning_fails_the_run_naming_it(client, tmp_path) -> None:
+    paths = []
+    for name in ("stays.txt", "goes.txt"):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(("a story" + EOT) * 2000, encoding="utf-8")
+    ranges = plan_ranges(resolve_sources(paths), [EOT], 6)
+    paths[1].unlink()  # as if another machine could not see it
+    with pytest.raises(BPEInputError, match=r"cannot read .*goes\.txt"):
+        map_reduce(client, ranges, [EOT])
+
+
+def test_invalid_utf8_names_the_shard_and_the_offset(client, shards, tmp_path) -> None:
+    good = ("a fine story" + EOT).encode() * 500
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(good + "café".encode("latin-1"))
+    offset = len(good) + 3
+    with pytest.raises(
+        BPEInputError, match=rf"latin1\.txt is not valid UTF-8: .* offset {offset} "
+    ):
+        count_words_on_cluster([shards, bad], [EOT], client=client, tasks=8)
+
+
+def test_the_cli_flag_with_an_address(client, shards, tmp_path, capsys) -> None:
+    args = ["train", str(shards), "--vocab-size", "400", "--special-token", EOT, "-o"]
+    assert main([*args, str(tmp_path / "here")]) == 0
+    address = client.scheduler.address
+    assert main([*args, str(tmp_path / "dask"), "--scheduler", address]) == 0
+    assert "Dask dashboard: http://127.0.0.1:" in capsys.readouterr().err
+    merges = (tmp_path / "dask" / "merges.txt").read_text(encoding="utf-8")
+    assert merges == (tmp_path / "here" / "merges.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_the_cli_flag_starts_a_local_cluster(shards, tmp_path, capsys) -> None:
+    args = ["train", str(shards / "*.txt"), "--vocab-size", "300", "--special-token", EOT]
+    assert main([*args, "-o", str(tmp_path / "here")]) == 0
+    assert (
+        main([*args, "-o", str(tmp_path / "dask"), "--scheduler", "local", "--workers", "1"]) == 0
+    )
+    merges = (tmp_path / "dask" / "merges.txt").read_bytes()
+    assert merges == (tmp_path / "here" / "merges.txt").read_bytes()
+
+
+def test_workers_cannot_resize_a_running_cluster(client, shards, capsys) -> None:
+    address = client.scheduler.address
+    code = main(
+        ["train", str(shards), "--vocab-size", "300", "--scheduler", address, "--workers", "3"]
+    )
+    assert code == 2
+    assert "workers sets the size of a local cluster" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_overhead_benchmark_runs_both_paths_and_checks_their_merges(tmp_path, monkeypatch):
+    from bpe_course.bench.cluster import costs_from, run_overhead
+
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
+    table = run_overhead(["300KB"], workers=2, vocab_size=400, progress=False)
+    assert sorted(table["path"]) == ["dask", "pool"]
+    assert table["merges_sha"].nunique() == 1 and table["words"].nunique() == 1
+    dask = table[table["path"] == "dask"].iloc[0]
+    for column in ("scheduler_peak_mb", "worker_peak_mb", "client_peak_mb", "task_ms", "add_s"):
+        assert dask[column] > 0, column
+    costs = costs_from(table)
+    assert costs.core_mb_s > 0 and costs.words == dask["words"]

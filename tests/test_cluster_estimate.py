@@ -1,0 +1,42 @@
+"""The paper estimate of notebook 14: each term follows its formula (no Dask needed)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from bpe_course.bench.cluster import Costs, costs_from, estimate
+
+COSTS = Costs(core_mb_s=5.0, start_s=4.0, task_ms=2.0, add_s=0.05, merge_s=30.0, words=60_000)
+
+
+def test_each_term() -> None:
+    terms = estimate(COSTS, 11e9, 8)
+    assert terms["tasks"] == math.ceil(11e9 / 32_000_000)  # the 32 MB cap, more than 4 per core
+    assert terms["count_s"] == pytest.approx(11e9 / 1e6 / (8 * 5.0))
+    assert terms["tasks_s"] == pytest.approx((2 * terms["tasks"] - 1) * 2.0 / 1e3)
+    assert terms["reduce_s"] == pytest.approx(math.ceil(math.log2(terms["tasks"])) * 0.05)
+    parts = ("start_s", "count_s", "tasks_s", "reduce_s", "merge_s")
+    assert terms["total_s"] == pytest.approx(sum(terms[p] for p in parts))
+
+
+def test_many_cores_mean_four_tasks_each_and_the_fixed_terms_remain() -> None:
+    small, large = estimate(COSTS, 1e9, 8), estimate(COSTS, 1e9, 512)
+    assert large["tasks"] == 4 * 512
+    assert large["count_s"] < small["count_s"] and large["tasks_s"] > small["tasks_s"]
+    assert large["total_s"] > COSTS.start_s + COSTS.merge_s
+
+
+def test_costs_come_from_the_largest_size() -> None:
+    table = pd.DataFrame(
+        [
+            {"size_bytes": 10**6, "path": "pool", "workers": 2, "count_s": 1.0, "merge_s": 1.0},
+            {"size_bytes": 10**9, "path": "pool", "workers": 2, "count_s": 100.0, "merge_s": 9.0},
+            {"size_bytes": 10**9, "path": "dask", "workers": 2, "count_s": 110.0, "merge_s": 9.0},
+        ]
+    ).assign(words=500, start_s=3.0, task_ms=4.0, add_s=0.1)
+    costs = costs_from(table)
+    assert costs.core_mb_s == pytest.approx(1000 / (100 * 2))
+    assert (costs.merge_s, costs.start_s, costs.task_ms, costs.words) == (9.0, 3.0, 4.0, 500)
