@@ -147,7 +147,21 @@ def test_no_version_says_so_in_the_plot_and_the_status() -> None:
     view.version.value = ()
     assert "choose at least one version" in view.status.value
     texts = [t.get_text() for ax in view.figure.axes for t in ax.texts]
-    assert "nothing measured in this selection" in texts
+    assert "no merge-loop times measured in this selection" in texts
+    view.metric.value = "total_s"  # the empty figure changes with the metric too
+    texts = [t.get_text() for ax in view.figure.axes for t in ax.texts]
+    assert "no end-to-end times measured in this selection" in texts
+
+
+def test_the_first_figure_shows_measurements() -> None:
+    """The default sizes are ones measured on the default corpus, whatever the stored grids."""
+    wide = grid()
+    wide["corpus"], wide["size_bytes"], wide["size"] = "wide", 200_000, "0.2MB"
+    stories = grid()
+    stories = stories[stories["size_bytes"] == 5_000_000]
+    view = explorer(pd.concat([wide, stories], ignore_index=True))
+    assert view.corpus.value == ("stories",) and view.size.value == (5_000_000,)
+    assert view.points, view.status.value
 
 
 def test_a_failed_cell_is_reported_and_the_others_go_on() -> None:

@@ -36,7 +36,8 @@ def draw_explorer(fig, stats, selection) -> dict:
     if not panels:
         ax = fig.add_subplot()
         ax.axis("off")
-        ax.text(0.5, 0.5, "nothing measured in this selection", ha="center", va="center")
+        what = "merge-loop" if selection.metric == "merge_s" else "end-to-end"
+        ax.text(0.5, 0.5, f"no {what} times measured in this selection", ha="center", va="center")
         return {}
     columns = min(2, len(panels))
     rows = -(-len(panels) // columns)
