@@ -1,10 +1,10 @@
 """Counting pieces before the pattern: pretokenization below the regex floor, with the same counts.
 
 One ``findall`` of the GPT-2 pattern runs at a few MB/s per core, and it is most of the time a
-fast trainer spends on a large corpus. But text repeats: split the UTF-8 bytes at single spaces with C-speed
-``bytes.split`` and count equal pieces with ``Counter``, then run the pattern once per *distinct*
-piece and scale its pretokens by the piece's count (the same idea as counting equal words before
-merging).
+fast trainer spends on a large corpus. But text repeats: split the UTF-8 bytes at single spaces
+with C-speed ``bytes.split`` and count equal pieces with ``Counter``, then run the pattern once per
+*distinct* piece and scale its pretokens by the piece's count (the same idea as counting equal
+words before merging).
 
 Why that is exact. A space at index ``i`` is a *cut* of the pattern (a pretoken ends just before
 it, and what comes after does not depend on what came before) when
