@@ -235,6 +235,9 @@ def test_ctrl_c_leaves_no_file_that_looks_complete(tmp_path) -> None:
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # as from a terminal: a test run started in the background (nohup, `cmd &`) passes SIGINT
+        # on ignored, and Python then installs no KeyboardInterrupt handler at all
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not list(tmp_path.glob("*.partial")) and time.monotonic() < deadline:

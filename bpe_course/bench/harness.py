@@ -91,7 +91,10 @@ def run_cell(
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            stdout, stderr = process.communicate(timeout=0.25)
+            # wake at least every 0.25 s to see a cancel, and never past the deadline: a run that
+            # ends after its deadline but inside one wait is still a timeout
+            wait = min(0.25, max(deadline - time.monotonic(), 0.0))
+            stdout, stderr = process.communicate(timeout=wait)
             break
         except subprocess.TimeoutExpired:
             stopped = "cancelled" if cancel is not None and cancel.is_set() else None
