@@ -56,7 +56,7 @@ from bpe_course.trainers.common import (
     record_merge,
     warn_exhausted,
 )
-from bpe_course.trainers.sites import PairKeys
+from bpe_course.trainers.sites import PairKeys, pop_live
 
 __all__ = ["FlatWords", "count_words", "merge_loop"]
 
@@ -272,20 +272,15 @@ def merge_loop(
     base = vocab_size
     heap = [(-c, keys.of(*divmod(p, base)), p) for p, c in pair_counts.items()]
     heapq.heapify(heap)
-    heappush, heappop = heapq.heappush, heapq.heappop
+    heappush = heapq.heappush
 
     for index in range(wanted):
-        # 1. Pop until an entry agrees with the live count (a stale one is re-pushed lower).
-        while heap:
-            neg_count, key, best = heappop(heap)
-            live = pair_counts[best]
-            if live == -neg_count:
-                break
-            if live:
-                heappush(heap, (-live, key, best))
-        else:
+        # 1. The top entry that agrees with its pair's live count (as in sites).
+        top = pop_live(heap, pair_counts)
+        if top is None:
             warn_exhausted(index, wanted, vocab_size)
             break
+        neg_count, _, best = top
         a, b = divmod(best, base)
         new_id = record_merge(vocab, merges, (a, b))
         keys.add(vocab[new_id])

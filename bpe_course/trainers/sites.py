@@ -98,6 +98,23 @@ class PairKeys:
         return heap_pair_key(self.token[left], self.token[right], self.ids[left], self.ids[right])
 
 
+def pop_live(heap: list, pair_counts: Mapping) -> tuple | None:
+    """Pop the top entry whose count is its pair's live count; ``None`` when no pair is left.
+
+    A pair's count only falls once it is made, so a stale entry is pushed back with the live
+    count (it may still be the best), or dropped once the pair is dead.
+    """
+    heappush, heappop = heapq.heappush, heapq.heappop
+    while heap:
+        neg_count, key, pair = heappop(heap)
+        live = pair_counts[pair]
+        if live == -neg_count:
+            return neg_count, key, pair
+        if live:
+            heappush(heap, (-live, key, pair))
+    return None
+
+
 def merge_loop(
     word_counts: Mapping[bytes, int],
     vocab_size: int,
@@ -116,21 +133,15 @@ def merge_loop(
     keys = PairKeys(vocab)
     heap: list[HeapEntry] = [(-c, keys.of(ord(p[0]), ord(p[1])), p) for p, c in pair_counts.items()]
     heapq.heapify(heap)
-    heappush, heappop = heapq.heappush, heapq.heappop
+    heappush = heapq.heappush
 
     for index in range(wanted):
-        # 1. Pop until an entry agrees with the live count (counts only fall, so a stale entry
-        #    is re-pushed with its live count, or dropped once the pair is dead).
-        while heap:
-            neg_count, key, best = heappop(heap)
-            live = pair_counts[best]
-            if live == -neg_count:
-                break
-            if live:
-                heappush(heap, (-live, key, best))
-        else:
+        # 1. The top entry that agrees with its pair's live count.
+        top = pop_live(heap, pair_counts)
+        if top is None:
             warn_exhausted(index, wanted, vocab_size)
             break
+        neg_count, _, best = top
         new_id = record_merge(vocab, merges, (ord(best[0]), ord(best[1])))
         keys.add(vocab[new_id])
 
