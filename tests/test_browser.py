@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -90,27 +91,38 @@ def jupyter_lab(tmp_path):
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    log = (tmp_path / "jupyter.log").read_text(errors="replace")[-3000:]
-                    pytest.fail(f"JupyterLab did not start:\n{log}")
-                time.sleep(0.5)
+        wait_for_server(
+            f"{base}/api/status?token={token}", server, tmp_path / "jupyter.log", "JupyterLab"
+        )
         yield base, token
     finally:
-        import signal
+        stop_server(server)
 
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(server.pid, sig)
-                server.wait(timeout=20)
-                break
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                continue
+
+def wait_for_server(url: str, server: subprocess.Popen, log: Path, name: str) -> None:
+    """Poll ``url`` until it answers; fail with the end of ``log`` if the server dies or 90 s pass."""
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                pytest.fail(f"{name} did not start:\n" + log.read_text(errors="replace")[-3000:])
+            time.sleep(0.5)
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """Stop a server started in its own process group, and all it started (kernels, workers)."""
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(server.pid, sig)
+            server.wait(timeout=20)
+            break
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            continue
 
 
 # JupyterLab is started with ``expose_app_in_browser`` so the test can read the notebook's session:
@@ -363,17 +375,7 @@ def test_explore_page(tmp_path) -> None:
     )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail(
-                        "Voila did not start:\n" + (tmp_path / "voila.log").read_text()[-3000:]
-                    )
-                time.sleep(0.5)
+        wait_for_server(f"http://127.0.0.1:{port}/", server, tmp_path / "voila.log", "Voila")
         with sync_api.sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -390,12 +392,4 @@ def test_explore_page(tmp_path) -> None:
             finally:
                 browser.close()
     finally:
-        import signal
-
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(server.pid, sig)
-                server.wait(timeout=20)
-                break
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                continue
+        stop_server(server)
