@@ -10,6 +10,9 @@ come from. What this design does, and the course's V4 does not:
   then the merged word's pairs added back (the course's V4 records the changes of a word once);
 - words are lists in a dict, counts and index are ``defaultdict``s.
 
+The first two are options of :class:`Design` (``find`` and ``rewrite``), so notebook 11 can turn
+the post's V4 into the course's one change at a time (:mod:`bpe_course.reference.ladder`).
+
 One change from the post, so that it is exact like every trainer of the course: the key ends with
 the token ids (the post's stops at the bytes, and two ids can spell the same bytes).
 """
@@ -18,17 +21,45 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+from bpe_course.trainers import v4_inverted_index as course_v4
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
     Vocab,
+    apply_deltas,
     check_training_arguments,
     initial_vocab,
+    most_frequent_pair,
     record_merge,
     warn_exhausted,
+    words_as_ids,
 )
+
+
+@dataclass(frozen=True)
+class Design:
+    """How a V4 is built; the defaults are the post's V4 as published.
+
+    ``find``: ``"key"``, ``max`` with a Python key function on every pair (the post's), or
+    ``"top_count"``, the top count found at C speed and the key only for tied pairs (the course's
+    :func:`~bpe_course.trainers.common.most_frequent_pair`). ``rewrite``: ``"post"``, the post's
+    word update (:func:`rewrite_word`), or ``"course"``, the course's V4 ``rewrite_words``.
+    """
+
+    find: str = "key"
+    rewrite: str = "post"
+
+    def __post_init__(self) -> None:
+        if self.find not in ("key", "top_count"):
+            raise ValueError(f"find must be 'key' or 'top_count', not {self.find!r}")
+        if self.rewrite not in ("post", "course"):
+            raise ValueError(f"rewrite must be 'post' or 'course', not {self.rewrite!r}")
+
+
+PUBLISHED = Design()
 
 
 def build_index(
@@ -86,25 +117,42 @@ def merge_loop(
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     on_merge: OnMerge | None = None,
+    design: Design = PUBLISHED,
 ) -> tuple[Vocab, Merges]:
-    """Learn ``vocab_size - 256 - len(special_tokens)`` merges, as the post's V4 does."""
+    """Learn ``vocab_size - 256 - len(special_tokens)`` merges, with the V4 ``design`` describes
+    (by default the post's V4 as published)."""
     wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
-    words, counts, pair_counts, pair_to_words = build_index(word_counts)
+    post_rewrite = design.rewrite == "post"
+    if post_rewrite:
+        words, counts, pair_counts, pair_to_words = build_index(word_counts)
+    else:
+        words, counts = words_as_ids(word_counts)
+        pair_counts, pair_to_words = course_v4.build_index(words, counts)
     for index in range(wanted):
         if not pair_counts:
             warn_exhausted(index, wanted, vocab_size)
             break
-        best = max(
-            pair_counts,
-            key=lambda p: (pair_counts[p], vocab[p[0]], vocab[p[1]], p[0], p[1]),
-        )
+        if design.find == "key":
+            best = max(
+                pair_counts,
+                key=lambda p: (pair_counts[p], vocab[p[0]], vocab[p[1]], p[0], p[1]),
+            )
+        else:
+            best = most_frequent_pair(pair_counts, vocab)
         best_count = pair_counts[best]
         new_id = record_merge(vocab, merges, best)
-        affected = list(pair_to_words.get(best, ()))
-        for word_id in affected:
-            rewrite_word(word_id, best, new_id, words, counts[word_id], pair_counts, pair_to_words)
-        pair_to_words.pop(best, None)
+        if post_rewrite:
+            affected = list(pair_to_words.get(best, ()))
+            for word_id in affected:
+                rewrite_word(
+                    word_id, best, new_id, words, counts[word_id], pair_counts, pair_to_words
+                )
+            pair_to_words.pop(best, None)
+            touched = len(affected)
+        else:
+            deltas, touched = course_v4.rewrite_words(best, new_id, words, counts, pair_to_words)
+            apply_deltas(pair_counts, deltas)
         if on_merge is not None:
-            on_merge(MergeEvent(index, new_id, merges[-1], best_count, len(affected)))
+            on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched))
     return vocab, merges

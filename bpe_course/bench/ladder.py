@@ -1,0 +1,301 @@
+"""The ladder benchmark: every rung of :mod:`bpe_course.reference.ladder`, traced to a large vocab
+size in fresh processes, interleaved, into a tidy CSV; and where each V5 rung crosses each V4 rung.
+
+One traced run gives a rung's whole curve (time against vocab size), so the sweep costs one run
+per rung, corpus and repeat. Repeats are interleaved (repeat 1 of every rung, then repeat 2, each
+pass in a rotated order), so a change in the machine's load falls on every rung alike. A few
+untraced runs check the traced times (``traced`` is False in their rows). Word counts are made
+once per corpus and shared by every run: the merge loop alone is timed (pretokenization is the
+same for every rung, so adding it moves no crossover). Resumes from its CSV.
+
+    python -m bpe_course.bench.ladder --shapes stories wide --sizes 5MB 21.5MB --repeats 3 \\
+        --csv notebooks/results/ladder.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from bpe_course.bench.harness import append_row, context
+from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
+from bpe_course.errors import BPEInputError
+from bpe_course.paths import data_dir
+from bpe_course.plots.crossover import crossover_vocab
+from bpe_course.pretokenize import END_OF_TEXT, count_words
+from bpe_course.reference.ladder import RUNGS
+
+# Where the time is read off a traced run: every 50 up to 3,000 (where the crossovers are), then
+# every 250 up to 10,000.
+POINTS = tuple(range(300, 3001, 50)) + tuple(range(3250, 10001, 250))
+V5_VOCAB, V4_VOCAB = 10_000, 5_000
+# Untraced runs that check the traced times: (rung, vocab size).
+CHECKS = (("p5", 1000), ("p5", 5000), ("v5", 1000), ("v5", 5000), ("p4", 1000), ("top4", 3000))
+
+
+def counts_path(shape: str, size: str) -> Path:
+    """The word counts of the course corpus ``shape`` at ``size``, made once and kept in data/."""
+    corpus = course_corpus(size, shape)
+    path = data_dir() / "ladder" / f"{corpus.stem}.counts"
+    if not path.exists():
+        save_counts(count_words(corpus, [END_OF_TEXT], workers=None), path)
+    return path
+
+
+def save_counts(word_counts: dict[bytes, int], path: Path) -> None:
+    """``hex count`` lines, written whole or not at all (a unique partial file, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    with open(partial, "w", encoding="ascii") as out:
+        out.writelines(f"{word.hex()} {count}\n" for word, count in word_counts.items())
+    partial.replace(path)
+
+
+def run_one(spec: dict, timeout_s: float) -> dict:
+    """One run in a fresh process (``ladder_worker``); its JSON answer."""
+    command = [sys.executable, "-m", "bpe_course.bench.ladder_worker", json.dumps(spec)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"rung {spec['rung']} failed: {done.stderr.strip().splitlines()[-1:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def plan(shapes, sizes, rungs, repeats: int, checks=CHECKS) -> list[dict]:
+    """The runs in their interleaved order: for each repeat, each corpus, every rung (rotated)."""
+    runs = []
+    for repeat in range(repeats):
+        for shape in shapes:
+            for size in sizes:
+                shift = repeat % len(rungs)
+                for rung in rungs[shift:] + rungs[:shift]:
+                    vocab = V5_VOCAB if RUNGS[rung].kind == "v5" else V4_VOCAB
+                    runs.append(
+                        dict(
+                            shape=shape,
+                            size=size,
+                            rung=rung,
+                            repeat=repeat,
+                            traced=True,
+                            vocab_size=vocab,
+                        )
+                    )
+                for rung, vocab in checks:
+                    if rung in rungs:
+                        runs.append(
+                            dict(
+                                shape=shape,
+                                size=size,
+                                rung=rung,
+                                repeat=repeat,
+                                traced=False,
+                                vocab_size=vocab,
+                            )
+                        )
+    return runs
+
+
+def sweep(
+    shapes, sizes, rungs, repeats: int, csv_path: Path, v4_budget_s: float, progress: bool = True
+) -> None:
+    """Run every planned run not yet in ``csv_path``; stop if two rungs' merges ever differ."""
+    from tqdm.auto import tqdm
+
+    done, hashes = set(), {}
+    if csv_path.exists() and csv_path.stat().st_size:
+        old = pd.read_csv(csv_path)
+        done = set(
+            zip(
+                old["shape"],
+                old["size"],
+                old["rung"],
+                old["repeat"],
+                old["traced"],
+                old["vocab_size"].where(~old["traced"], 0),
+            )
+        )
+    runs = [
+        r
+        for r in plan(shapes, sizes, list(rungs), repeats)
+        if (
+            r["shape"],
+            r["size"],
+            r["rung"],
+            r["repeat"],
+            r["traced"],
+            0 if r["traced"] else r["vocab_size"],
+        )
+        not in done
+    ]
+    machine = context()
+    for run in tqdm(runs, desc="ladder runs", disable=not progress):
+        spec = dict(
+            counts=str(counts_path(run["shape"], run["size"])),
+            rung=run["rung"],
+            vocab_size=run["vocab_size"],
+            points=list(POINTS),
+            traced=run["traced"],
+            budget_s=v4_budget_s if RUNGS[run["rung"]].kind == "v4" else None,
+        )
+        load = os.getloadavg()[0]
+        answer = run_one(spec, timeout_s=3 * 3600)
+        corpus_key = (run["shape"], run["size"])
+        for vocab, digest in answer["hashes"].items():
+            known = hashes.setdefault((*corpus_key, int(vocab)), (run["rung"], digest))
+            if known[1] != digest:
+                raise BPEInputError(
+                    f"rung {run['rung']} learned other merges than {known[0]} on "
+                    f"{run['shape']} {run['size']} by vocab {vocab}: not exact, no result"
+                )
+        for point in answer["points"]:
+            append_row(
+                csv_path,
+                {
+                    "shape": run["shape"],
+                    "size": run["size"],
+                    "rung": run["rung"],
+                    "kind": RUNGS[run["rung"]].kind,
+                    "repeat": run["repeat"],
+                    "traced": run["traced"],
+                    "vocab_size": point["vocab_size"],
+                    "seconds": point["seconds"],
+                    "heap_size": point.get("heap_size"),
+                    "compactions": point.get("compactions"),
+                    "stopped": answer["stopped"],
+                    "peak_rss_mb": answer["peak_rss_mb"],
+                    "load_before": round(load, 2),
+                    "machine": machine["machine"],
+                    "python": machine["python"],
+                    "date": datetime.date.today().isoformat(),
+                },
+            )
+
+
+# --- Reading the table ---------------------------------------------------------------------------
+
+
+def bands(table: pd.DataFrame) -> pd.DataFrame:
+    """Per corpus, rung and vocab size: the min, median and max time over the repeats (traced)."""
+    traced = table[table["traced"]]
+    grouped = traced.groupby(["shape", "size", "rung", "kind", "vocab_size"])["seconds"]
+    out = grouped.agg(["min", "median", "max", "count"]).reset_index()
+    return out
+
+
+def crossover(table: pd.DataFrame, shape: str, size: str, v5: str, v4: str) -> dict:
+    """Where rung ``v5`` gets ahead of rung ``v4`` on one corpus, with the spread of the repeats.
+
+    ``v4_ahead_until``: the largest vocab size where every repeat of ``v4`` beat every repeat of
+    ``v5`` (None: never); ``v5_ahead_from``: the smallest vocab size from which every repeat of
+    ``v5`` beats every repeat of ``v4`` to the end of the common range (None: not by its end);
+    ``repeats``: the crossover of each repeat's pair of curves (interpolated), for their range;
+    ``last``: the largest vocab size both were traced to.
+    """
+    traced = table[table["traced"] & (table["shape"] == shape) & (table["size"] == size)]
+    wide = traced[traced["rung"].isin([v5, v4])].pivot_table(
+        index="vocab_size", columns=["rung", "repeat"], values="seconds"
+    )
+    if v5 not in wide.columns.get_level_values(0) or v4 not in wide.columns.get_level_values(0):
+        return {"v4_ahead_until": None, "v5_ahead_from": None, "repeats": [], "last": None}
+    wide = wide.dropna()
+    fast, slow = wide[v5], wide[v4]
+    v5_clear = fast.max(axis=1) < slow.min(axis=1)
+    v4_clear = slow.max(axis=1) < fast.min(axis=1)
+    vocabs = list(wide.index)
+    v4_until = max((v for v in vocabs if v4_clear[v]), default=None)
+    v5_from = None
+    for v in reversed(vocabs):
+        if not v5_clear[v]:
+            break
+        v5_from = v
+    per_repeat = []
+    for repeat in sorted(set(fast.columns) & set(slow.columns)):
+        point = crossover_vocab(vocabs, list(fast[repeat] - slow[repeat]))
+        if point is not None:
+            per_repeat.append(point)
+    return {
+        "v4_ahead_until": v4_until,
+        "v5_ahead_from": v5_from,
+        "repeats": per_repeat,
+        "last": vocabs[-1] if vocabs else None,
+        "first": vocabs[0] if vocabs else None,
+    }
+
+
+def describe_crossover(result: dict) -> str:
+    """One cell of the ladder's table, in words: resolved interval, or why not."""
+    until, start, last, first = (
+        result.get(k) for k in ("v4_ahead_until", "v5_ahead_from", "last", "first")
+    )
+    if last is None:
+        return "not measured"
+    spread = result["repeats"]
+    runs = f" (repeats {min(spread):,.0f}-{max(spread):,.0f})" if spread else ""
+    if start is None:
+        return (f"V4 ahead to {last:,}" if until == last else f"none resolved to {last:,}") + runs
+    if start == first:
+        return f"V5 ahead from {first:,}"
+    if until is None:
+        return f"none resolved below {start:,}; V5 ahead from {start:,}" + runs
+    return f"{until:,}-{start:,}" + runs
+
+
+def ladder_table(table: pd.DataFrame, v4_rungs=("p4", "top4")) -> pd.DataFrame:
+    """Rows: the V5 rungs; columns: corpus and V4 rung; cells: :func:`describe_crossover`."""
+    rows = {}
+    corpora = sorted(
+        set(zip(table["shape"], table["size"])), key=lambda c: (c[0], parse_size(c[1]))
+    )
+    for name, rung in RUNGS.items():
+        if rung.kind != "v5" or name not in set(table["rung"]):
+            continue
+        rows[f"{name}: {rung.change}"] = {
+            (f"{shape} {size}", f"vs {v4}"): describe_crossover(
+                crossover(table, shape, size, name, v4)
+            )
+            for shape, size in corpora
+            for v4 in v4_rungs
+        }
+    return pd.DataFrame(rows).T
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bpe_course.bench.ladder", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--shapes", nargs="+", default=["stories", "wide"])
+    parser.add_argument("--sizes", nargs="+", default=["5MB", "21.5MB"])
+    parser.add_argument("--rungs", nargs="+", default=list(RUNGS), choices=list(RUNGS))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--v4-budget",
+        type=float,
+        default=300.0,
+        help="stop a V4 rung's traced run after this many seconds (default 300)",
+    )
+    parser.add_argument("--csv", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        sweep(
+            args.shapes,
+            [size_label(parse_size(s)) for s in args.sizes],
+            args.rungs,
+            args.repeats,
+            args.csv,
+            args.v4_budget,
+        )
+    except (BPEInputError, RuntimeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(args.csv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
