@@ -111,6 +111,7 @@ def curves(v5_times, v4_times, vocabs=(300, 500, 1000, 2000)) -> pd.DataFrame:
                         traced=True,
                         vocab_size=vocab,
                         seconds=seconds,
+                        cpu_s=seconds,
                     )
                 )
     return pd.DataFrame(rows)

@@ -49,7 +49,7 @@ GRIDS = {
     "crossover": Grid(("v4", "v5"), ("1MB", "5MB", "10MB", "21.5MB"), CROSSOVER_VOCABS, 3, 600),
     # V3's pool starts at 2 MB per worker: 21.5 MB is where parallel pretokenization shows.
     "versions": Grid(
-        ("v1", "v2", "v3", "v4", "v5", "fastmax"), ("1MB", "21.5MB"), (1000, 5000), 1, 1800
+        ("v1", "v2", "v3", "v4", "v5", "fastmax"), ("1MB", "21.5MB"), (1000, 5000), 3, 1800
     ),
     # What made the post's crossover: its V4 and V5 as published (GC on and off) beside ours.
     "ablation": Grid(

@@ -165,6 +165,7 @@ def sweep(
                     "traced": run["traced"],
                     "vocab_size": point["vocab_size"],
                     "seconds": point["seconds"],
+                    "cpu_s": point["cpu_s"],
                     "heap_size": point.get("heap_size"),
                     "compactions": point.get("compactions"),
                     "stopped": answer["stopped"],
@@ -180,15 +181,17 @@ def sweep(
 # --- Reading the table ---------------------------------------------------------------------------
 
 
-def bands(table: pd.DataFrame) -> pd.DataFrame:
+def bands(table: pd.DataFrame, metric: str = "cpu_s") -> pd.DataFrame:
     """Per corpus, rung and vocab size: the min, median and max time over the repeats (traced)."""
     traced = table[table["traced"]]
-    grouped = traced.groupby(["shape", "size", "rung", "kind", "vocab_size"])["seconds"]
+    grouped = traced.groupby(["shape", "size", "rung", "kind", "vocab_size"])[metric]
     out = grouped.agg(["min", "median", "max", "count"]).reset_index()
     return out
 
 
-def crossover(table: pd.DataFrame, shape: str, size: str, v5: str, v4: str) -> dict:
+def crossover(
+    table: pd.DataFrame, shape: str, size: str, v5: str, v4: str, metric: str = "cpu_s"
+) -> dict:
     """Where rung ``v5`` gets ahead of rung ``v4`` on one corpus, with the spread of the repeats.
 
     ``v4_ahead_until``: the largest vocab size where every repeat of ``v4`` beat every repeat of
@@ -199,7 +202,7 @@ def crossover(table: pd.DataFrame, shape: str, size: str, v5: str, v4: str) -> d
     """
     traced = table[table["traced"] & (table["shape"] == shape) & (table["size"] == size)]
     wide = traced[traced["rung"].isin([v5, v4])].pivot_table(
-        index="vocab_size", columns=["rung", "repeat"], values="seconds"
+        index="vocab_size", columns=["rung", "repeat"], values=metric
     )
     if v5 not in wide.columns.get_level_values(0) or v4 not in wide.columns.get_level_values(0):
         return {"v4_ahead_until": None, "v5_ahead_from": None, "repeats": [], "last": None}
@@ -246,7 +249,9 @@ def describe_crossover(result: dict) -> str:
     return f"{until:,}-{start:,}" + runs
 
 
-def ladder_table(table: pd.DataFrame, v4_rungs=("p4", "top4")) -> pd.DataFrame:
+def ladder_table(
+    table: pd.DataFrame, v4_rungs=("p4", "top4"), metric: str = "cpu_s"
+) -> pd.DataFrame:
     """Rows: the V5 rungs; columns: corpus and V4 rung; cells: :func:`describe_crossover`."""
     rows = {}
     corpora = sorted(
@@ -257,7 +262,7 @@ def ladder_table(table: pd.DataFrame, v4_rungs=("p4", "top4")) -> pd.DataFrame:
             continue
         rows[f"{name}: {rung.change}"] = {
             (f"{shape} {size}", f"vs {v4}"): describe_crossover(
-                crossover(table, shape, size, name, v4)
+                crossover(table, shape, size, name, v4, metric)
             )
             for shape, size in corpora
             for v4 in v4_rungs

@@ -1,0 +1,159 @@
+"""The ladder's figures: each rung's time against vocab size, and what each step of the ladder
+bought, from the table of :mod:`bpe_course.bench.ladder`."""
+
+from __future__ import annotations
+
+from bpe_course.corpora.datasets import parse_size
+from bpe_course.plots import style
+from bpe_course.reference.ladder import RUNGS
+
+MAIN_V5 = tuple(name for name, r in RUNGS.items() if r.kind == "v5" and r.on_ladder)
+MAIN_V4 = tuple(name for name, r in RUNGS.items() if r.kind == "v4" and r.on_ladder)
+METRIC_LABELS = {"cpu_s": "merge-loop CPU time (s)", "seconds": "merge-loop wall time (s)"}
+
+
+def corpora(table) -> list[tuple[str, str]]:
+    """``(shape, size)`` pairs of the table, stories first, smaller sizes first."""
+    pairs = set(zip(table["shape"], table["size"]))
+    return sorted(pairs, key=lambda pair: (pair[0] != "stories", parse_size(pair[1])))
+
+
+def rung_label(name: str) -> str:
+    rung = RUNGS[name]
+    return f"{name}: {rung.change}"
+
+
+def rung_colors(names) -> dict[str, tuple]:
+    """The V5 ladder from dark (the post's) to light (the course's); V4 rungs in greys."""
+    import matplotlib
+
+    ramp = matplotlib.colormaps["viridis"]
+    v5 = [n for n in names if RUNGS[n].kind == "v5"]
+    v4 = [n for n in names if RUNGS[n].kind == "v4"]
+    colors = {n: ramp(i / max(1, len(v5) - 1) * 0.92) for i, n in enumerate(v5)}
+    greys = ("#000000", "#6b6b6b", "#a8a8a8")
+    colors.update({n: greys[i % len(greys)] for i, n in enumerate(v4)})
+    return colors
+
+
+def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
+    """One panel per corpus: each rung's merge-loop time against vocab size (median line, band
+    from the fastest to the slowest repeat), log axes; V4 rungs dashed."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    from bpe_course.bench.ladder import bands
+
+    summary = bands(table, metric)
+    pairs = corpora(table)
+    columns = 2 if len(pairs) > 1 else 1
+    width, height = style.grid_size(len(pairs), columns)
+    fig, axes = plt.subplots(
+        -(-len(pairs) // columns), columns, figsize=(width, height + 1.4), squeeze=False
+    )
+    colors = rung_colors(rungs)
+    plain = FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}")
+    for ax, (shape, size) in zip(axes.flat, pairs):
+        part = summary[(summary["shape"] == shape) & (summary["size"] == size)]
+        for name in rungs:
+            line = part[part["rung"] == name]
+            if line.empty:
+                continue
+            dashed = RUNGS[name].kind == "v4"
+            ax.plot(
+                line["vocab_size"],
+                line["median"],
+                color=colors[name],
+                linestyle="--" if dashed else "-",
+                linewidth=1.6,
+                label=rung_label(name),
+            )
+            ax.fill_between(
+                line["vocab_size"], line["min"], line["max"], color=colors[name], alpha=0.18
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(plain)
+        ax.xaxis.set_minor_formatter(plain)
+        ax.tick_params(axis="x", which="minor", labelsize=7)
+        ax.yaxis.set_major_formatter(plain)
+        ax.set_title(f"{shape}, {size}")
+        ax.set_xlabel("vocab size")
+        ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+        ax.grid(True, which="major", alpha=0.3)
+    for ax in list(axes.flat)[len(pairs) :]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    runs = table[table["traced"]].groupby(["shape", "size", "rung"])["repeat"].nunique()
+    fig.suptitle(
+        "The ladder: the post's V5 (dark) to the course's (light), one change a step; "
+        f"V4s dashed\nline: median of {runs.min()}-{runs.max()} repeats, band: fastest to "
+        f"slowest; {', '.join(sorted(set(table['machine'].astype(str))))}"
+    )
+    fig.tight_layout(rect=(0, 0.05 + 0.025 * len(rungs) / 2, 1, 1))
+    return fig
+
+
+def step_ratios(table, vocab_size: int, metric: str = "cpu_s"):
+    """For every rung with a base: base time / rung time at ``vocab_size``, per corpus, as
+    ``median (min-max)`` over the repeats (repeat i of the rung against repeat i of its base,
+    run in the same pass); above 1, the change made it faster."""
+    import pandas as pd
+
+    traced = table[table["traced"] & (table["vocab_size"] == vocab_size)]
+    times = traced.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
+    rows = {}
+    for name, rung in RUNGS.items():
+        if rung.base is None or name not in times or rung.base not in times:
+            continue
+        ratio = (times[rung.base] / times[name]).dropna()
+        cells = {}
+        for (shape, size), part in ratio.groupby(level=["shape", "size"]):
+            cells[f"{shape} {size}"] = f"{part.median():.2f} ({part.min():.2f}-{part.max():.2f})"
+        rows[f"{name}: {rung.change} (from {rung.base})"] = cells
+    out = pd.DataFrame(rows).T
+    return out[[f"{s} {z}" for s, z in corpora(table) if f"{s} {z}" in out.columns]]
+
+
+def plot_ladder_steps(table, vocab_sizes=(1000, 10000), metric: str = "cpu_s"):
+    """The main V5 ladder as a staircase: each step's time (median, range of the repeats) at a
+    few vocab sizes, one line per corpus, log axis; with the V4s' time where they were traced."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from bpe_course.bench.ladder import bands
+
+    summary = bands(table, metric)
+    fig, axes = plt.subplots(
+        1, len(vocab_sizes), figsize=(style.MAX_WIDTH, 4.4), squeeze=False, sharey=True
+    )
+    steps = [n for n in MAIN_V5 if n in set(table["rung"])]
+    x = np.arange(len(steps))
+    markers = "osD^v<>"
+    for ax, vocab in zip(axes[0], vocab_sizes):
+        at = summary[summary["vocab_size"] == vocab]
+        for i, (shape, size) in enumerate(corpora(table)):
+            part = at[(at["shape"] == shape) & (at["size"] == size)].set_index("rung")
+            med = [part["median"].get(n, np.nan) for n in steps]
+            low = [part["min"].get(n, np.nan) for n in steps]
+            high = [part["max"].get(n, np.nan) for n in steps]
+            yerr = [np.subtract(med, low), np.subtract(high, med)]
+            ax.errorbar(
+                x + (i - 1.5) * 0.06,
+                med,
+                yerr=yerr,
+                marker=markers[i],
+                capsize=3,
+                linewidth=1.3,
+                label=f"{shape} {size}",
+            )
+        ax.set_yscale("log")
+        ax.set_xticks(x, [f"{n}" for n in steps], rotation=30, ha="right")
+        ax.set_title(f"vocab {vocab:,}")
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+    axes[0][0].set_ylabel(METRIC_LABELS.get(metric, metric))
+    axes[0][-1].legend(fontsize=8, loc="upper right")
+    fig.suptitle("Each step of the V5 ladder (left: the post's V5; right: the course's)")
+    fig.tight_layout()
+    return fig
