@@ -13,7 +13,9 @@ The solutions are the package's own code, named in each exercise's ``solution``.
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -29,6 +31,7 @@ from bpe_course.course.cases import (
 )
 from bpe_course.course.grader import grade
 from bpe_course.course.grading import Exercise, Report
+from bpe_course.course.widgets import show_source
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import notebooks_dir
 
@@ -76,6 +79,24 @@ def get_exercise(name: str) -> Exercise:
 def exercise_file(name: str) -> Path:
     """Where the student writes exercise ``name``: ``notebooks/exercises/NAME.py``."""
     return notebooks_dir() / "exercises" / f"{name}.py"
+
+
+def solution_of(name: str) -> Callable:
+    """The package's own function that answers exercise ``name`` (its ``SOLUTION``)."""
+    module, _, attribute = get_exercise(name).solution.rpartition(".")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def show_source_before(obj, exercise: str) -> object:
+    """``obj``'s source as a notebook shows it before ``exercise``: the function the exercise
+    asks for (its solution), where that source defines it, printed as one placeholder line."""
+    return show_source(obj, hide=[solution_of(exercise).__name__])
+
+
+def show_solution(exercise: str) -> object:
+    """The course's own answer to ``exercise``: for the cell after the exercise, tagged
+    ``solution`` (the student handout leaves it out)."""
+    return show_source(solution_of(exercise))
 
 
 def check(

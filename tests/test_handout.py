@@ -1,0 +1,301 @@
+"""The student handout and the answer key (``bpe-course handout``): no answer reaches the student
+edition, the answer key holds every one, and the student edition runs with the package installed
+from a wheel alone, its exercises unsolved."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_course.cli import main
+from bpe_course.course.exercises import EXERCISES, show_source_before, solution_of
+from bpe_course.course.handout import (
+    FOLDED,
+    FOLDED_TAG,
+    SOLUTION_TAG,
+    replace_regions,
+    student_notebook,
+    write_handout,
+)
+from bpe_course.course.runner import course_notebooks
+from bpe_course.course.widgets import HIDDEN, hidden_source
+from bpe_course.errors import BPEInputError
+from bpe_course.paths import HANDOUT_MARKER, REPO_ROOT, notebooks_dir
+
+NOTEBOOKS = course_notebooks()
+# Notebooks 05-10 hold the exercises; 01 is the one other the slow test runs.
+EXERCISE_NOTEBOOKS = {exercise.notebook: name for name, exercise in EXERCISES.items()}
+RUN = ["01_start_here", *EXERCISE_NOTEBOOKS]
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory) -> Path:
+    return write_handout(tmp_path_factory.mktemp("handout") / "student")
+
+
+@pytest.fixture(scope="module")
+def teacher(tmp_path_factory) -> Path:
+    return write_handout(tmp_path_factory.mktemp("handout") / "both", teacher=True)
+
+
+def distinctive(text: str) -> set[str]:
+    """The lines of ``text`` long enough to be its own (not ``return x``, ``</details>``)."""
+    lines = (line.strip() for line in text.splitlines())
+    return {line for line in lines if len(line) >= 24 and not line.startswith("#")}
+
+
+PACKAGE = "\n".join(
+    path.read_text(encoding="utf-8") for path in sorted((REPO_ROOT / "bpe_course").rglob("*.py"))
+)
+
+
+def solution_lines(function) -> set[str]:
+    """The lines of a solution's body (its signature and docstring repeat the task) that the
+    package holds nowhere else: what only the answer says (not ``start = time.perf_counter()``)."""
+    source = inspect.getsource(function)
+    tree = ast.parse(textwrap.dedent(source)).body[0]
+    body = tree.body[1:] if isinstance(tree.body[0], ast.Expr) else tree.body
+    lines = textwrap.dedent(source).splitlines()[body[0].lineno - 1 :]
+    elsewhere = PACKAGE.replace(source, "")
+    return {
+        line
+        for line in distinctive("\n".join(lines))
+        if line not in elsewhere and not line.startswith(("from ", "import "))  # names, not answers
+    }
+
+
+def answers() -> dict[str, set[str]]:
+    """Every answer's distinctive lines: each exercise's solution function, and each marked cell
+    of the repository's notebooks (solution cells whole, folded blocks)."""
+    found = {f"solution of {name}": solution_lines(solution_of(name)) for name in EXERCISES}
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            tags = cell.metadata.get("tags", [])
+            if SOLUTION_TAG in tags:
+                found[f"{path.stem} cell {cell.id}"] = distinctive(cell.source)
+            if FOLDED_TAG in tags:
+                block = "".join(FOLDED.findall(cell.source))
+                found[f"{path.stem} cell {cell.id} (folded)"] = distinctive(block)
+    return found
+
+
+def texts(folder: Path) -> dict[Path, str]:
+    """Every file of an edition as text; a notebook as its cells' sources and outputs."""
+    out = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        if path.suffix == ".ipynb":
+            cells = nbformat.read(path, as_version=4).cells
+            out[path] = "\n".join(c.source + json.dumps(c.get("outputs", [])) for c in cells)
+        else:
+            out[path] = path.read_text(encoding="utf-8")
+    return out
+
+
+def test_every_exercise_and_notebook_has_answers_to_look_for() -> None:
+    found = answers()
+    assert all(found.values()), [name for name, lines in found.items() if not lines]
+    for stem in EXERCISE_NOTEBOOKS:
+        assert any(key.startswith(f"{stem} cell") and "folded" not in key for key in found), stem
+
+
+def test_the_student_edition_holds_no_answer(student) -> None:
+    files = texts(student)
+    leaks = [
+        f"{path.relative_to(student)} holds {answer}: {line!r}"
+        for answer, lines in answers().items()
+        for path, text in files.items()
+        for line in lines
+        if line in text
+    ]
+    assert not leaks, "\n".join(leaks)
+
+
+def test_the_answer_key_holds_every_answer(teacher) -> None:
+    key = "\n".join(texts(teacher / "answer_key").values())
+    missing = [
+        f"{answer}: {line!r}"
+        for answer, lines in answers().items()
+        for line in lines
+        if line not in key
+    ]
+    assert not missing, "\n".join(missing)
+
+
+def test_the_answer_keys_stubs_pass_the_grader(teacher) -> None:
+    for name in ("merge_word", "update_index"):  # the same signature, and an adapter
+        path = teacher / "answer_key" / "exercises" / f"{name}.py"
+        assert main(["check", name, "--file", str(path)]) == 0
+
+
+def test_the_student_edition_is_the_course_without_its_answers(student) -> None:
+    source = notebooks_dir()
+    assert sorted(p.name for p in student.glob("*.ipynb")) == [p.name for p in NOTEBOOKS]
+    for stub in (source / "exercises").glob("*.py"):
+        assert (student / "exercises" / stub.name).read_bytes() == stub.read_bytes()
+    results = sorted(p.name for p in (source / "results").iterdir())
+    assert sorted(p.name for p in (student / "results").iterdir()) == results
+    assert (student / HANDOUT_MARKER).is_file() and (student / "README.md").is_file()
+    for path in student.glob("*.ipynb"):
+        original = nbformat.read(source / path.name, as_version=4).cells
+        cells = nbformat.read(path, as_version=4).cells
+        kept = [c.id for c in original if SOLUTION_TAG not in c.metadata.get("tags", [])]
+        assert [c.id for c in cells] == kept, path.name  # only the answers left out, in order
+        assert not any(c.get("outputs") or c.get("execution_count") for c in cells)
+        assert not any(c.metadata.get("tags") for c in cells), path.name
+
+
+def test_a_folder_in_use_is_refused_in_one_line_unless_forced(tmp_path, capsys) -> None:
+    folder = tmp_path / "taken"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("keep")
+    assert main(["handout", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not empty" in err and "--force" in err
+    assert (folder / "mine.txt").read_text() == "keep"
+    assert main(["handout", str(folder), "--force"]) == 0
+    assert not (folder / "mine.txt").exists() and (folder / HANDOUT_MARKER).is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["taken"]  # no temporary sibling left
+
+
+def test_an_unmarked_answer_stops_the_handout() -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell(
+            "<details><summary>Solutions (for teachers)</summary>x</details>"
+        )
+    ]
+    with pytest.raises(BPEInputError, match="outside the marks"):
+        student_notebook(notebook, "unmarked")
+    notebook.cells[0].metadata["tags"] = [FOLDED_TAG]
+    assert student_notebook(notebook, "marked").cells[0].source == ""
+
+
+def test_solution_regions_become_nbgraders_stubs() -> None:
+    code = "def f(x):\n    ### BEGIN SOLUTION\n    return x + 1\n    ### END SOLUTION\n"
+    assert replace_regions(code, "# YOUR CODE HERE\nraise NotImplementedError()") == (
+        "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    )
+    with pytest.raises(BPEInputError):
+        replace_regions("### BEGIN SOLUTION\nx = 1", "stub")
+
+
+def test_show_source_hides_a_function_as_one_line() -> None:
+    from bpe_course.trainers import v4_inverted_index
+
+    source = inspect.getsource(v4_inverted_index)
+    hidden = hidden_source(source, ["rewrite_words"])
+    assert f"def rewrite_words(...): ...  # {HIDDEN}" in hidden
+    assert "def merge_loop(" in hidden and "def build_index(" in hidden
+    assert not solution_lines(v4_inverted_index.rewrite_words) & distinctive(hidden)
+    assert hidden_source(source, ["not_there"]) == source
+    shown = show_source_before(v4_inverted_index, "update_index").data
+    assert HIDDEN in shown and "holders = pair_to_words.pop(best)" not in shown
+
+
+@pytest.mark.parametrize("stem", EXERCISE_NOTEBOOKS)
+def test_the_notebooks_show_no_answer_before_their_exercise(stem) -> None:
+    cells = nbformat.read(notebooks_dir() / f"{stem}.ipynb", as_version=4).cells
+    name = EXERCISE_NOTEBOOKS[stem]
+    ask = next(i for i, c in enumerate(cells) if f'check("{name}")' in c.source)
+    before = "\n".join(c.source for c in cells[:ask])
+    assert not re.search(r"show_source\(|getsource\(|show_solution\(", before)
+    assert f'"{name}")' in cells[1].source and "show_source_before(" in cells[1].source
+
+
+def build_wheel(folder: Path) -> Path:
+    """A wheel of the package, built offline from a copy of its sources (the checkout stays
+    clean of build/ and egg-info)."""
+    source = folder / "source"
+    shutil.copytree(
+        REPO_ROOT / "bpe_course",
+        source / "bpe_course",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO_ROOT / name, source / name)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(folder), str(source)],
+        check=True,
+    )
+    return next(folder.glob("bpe_course-*.whl"))
+
+
+def fresh_venv(folder: Path, wheel: Path) -> Path:
+    """A virtual environment with the wheel installed and this one's packages seen through a
+    ``.pth`` (no download; this environment's editable install is not activated there)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--disable-pip-version-check",
+        "-q",
+        "--python",
+        str(python),
+    ]
+    subprocess.run([*pip, "install", "--no-deps", "--no-index", str(wheel)], check=True)
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(site) / "main_venv.pth").write_text("".join(f"{p}\n" for p in sorted(ours)))
+    return python
+
+
+RUNNER = """
+import sys
+from pathlib import Path
+
+import bpe_course
+from bpe_course.course.runner import run_notebook
+from bpe_course.paths import in_repository
+
+assert Path(bpe_course.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), bpe_course.__file__
+assert not in_repository()
+student = Path(sys.argv[1])
+for stem in sys.argv[2:]:
+    run_notebook(student / f"{stem}.ipynb", student / "executed", timeout=300)
+"""
+
+
+@pytest.mark.slow
+def test_the_student_edition_runs_from_a_wheel_with_its_exercises_unsolved(tmp_path) -> None:
+    python = fresh_venv(tmp_path / "venv", build_wheel(tmp_path / "wheel"))
+    student = write_handout(tmp_path / "class" / "student")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BPE_COURSE_", "PYTHON"))}
+    env.update(BPE_COURSE_QUICK="1", BPE_COURSE_CORPUS="stories")
+    done = subprocess.run(
+        [str(python), "-c", RUNNER, str(student), *RUN],
+        cwd=tmp_path,  # outside the repository
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr[-4000:]
+    assert list((student / "data").iterdir()), "the corpus was not made inside the handout"
+    for stem in RUN:
+        cells = nbformat.read(student / "executed" / f"{stem}.ipynb", as_version=4).cells
+        outputs = json.dumps([c.get("outputs", []) for c in cells])
+        assert str(REPO_ROOT) not in outputs, f"{stem} read the repository"
+        if stem in EXERCISE_NOTEBOOKS:
+            checked = [
+                c for c in cells if c.source.endswith(f'check("{EXERCISE_NOTEBOOKS[stem]}")')
+            ]
+            assert len(checked) == 1 and "not done yet" in json.dumps(checked[0].outputs), stem
