@@ -67,7 +67,9 @@ def run_one(spec: dict, timeout_s: float) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def plan(shapes, sizes, rungs, repeats: int, checks=CHECKS) -> list[dict]:
+def plan(
+    shapes, sizes, rungs, repeats: int, checks=CHECKS, v5_vocab=V5_VOCAB, v4_vocab=V4_VOCAB
+) -> list[dict]:
     """The runs in their interleaved order: for each repeat, each corpus, every rung (rotated)."""
     runs = []
     for repeat in range(repeats):
@@ -75,7 +77,7 @@ def plan(shapes, sizes, rungs, repeats: int, checks=CHECKS) -> list[dict]:
             for size in sizes:
                 shift = repeat % len(rungs)
                 for rung in rungs[shift:] + rungs[:shift]:
-                    vocab = V5_VOCAB if RUNGS[rung].kind == "v5" else V4_VOCAB
+                    vocab = v5_vocab if RUNGS[rung].kind == "v5" else v4_vocab
                     runs.append(
                         dict(
                             shape=shape,
@@ -102,9 +104,21 @@ def plan(shapes, sizes, rungs, repeats: int, checks=CHECKS) -> list[dict]:
 
 
 def sweep(
-    shapes, sizes, rungs, repeats: int, csv_path: Path, v4_budget_s: float, progress: bool = True
+    shapes,
+    sizes,
+    rungs,
+    repeats: int,
+    csv_path: Path,
+    v4_budget_s: float,
+    progress: bool = True,
+    *,
+    v5_vocab: int = V5_VOCAB,
+    v4_vocab: int = V4_VOCAB,
+    checks=CHECKS,
 ) -> None:
-    """Run every planned run not yet in ``csv_path``; stop if two rungs' merges ever differ."""
+    """Run every planned run not yet in ``csv_path``; stop if two rungs' merges ever differ.
+    ``v5_vocab``, ``v4_vocab``: how far the rungs of each kind are traced; ``checks``: the
+    untraced runs, ``(rung, vocab size)``."""
     from tqdm.auto import tqdm
 
     done, hashes = set(), {}
@@ -122,7 +136,7 @@ def sweep(
         )
     runs = [
         r
-        for r in plan(shapes, sizes, list(rungs), repeats)
+        for r in plan(shapes, sizes, list(rungs), repeats, checks, v5_vocab, v4_vocab)
         if (
             r["shape"],
             r["size"],
@@ -139,7 +153,7 @@ def sweep(
             counts=str(counts_path(run["shape"], run["size"])),
             rung=run["rung"],
             vocab_size=run["vocab_size"],
-            points=list(POINTS),
+            points=[p for p in POINTS if p <= max(v5_vocab, v4_vocab)],
             traced=run["traced"],
             budget_s=v4_budget_s if RUNGS[run["rung"]].kind == "v4" else None,
         )

@@ -35,7 +35,9 @@ def ratio_grid(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4"
 
 
 def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
-    """Heat map of the time ratio over vocab size x corpus size, ratio 1 (the crossover) as a contour."""
+    """Heat map of the time ratio over vocab size x corpus size. Cells where the repeats of the
+    two versions overlap are hatched and their ratio marked ``≈``: no winner is claimed there (no
+    "ratio 1" line is drawn through them)."""
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.colors import LogNorm
@@ -51,21 +53,36 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
         aspect="auto",
         origin="lower",
     )
+    apart = ranges_apart(table, metric, versions).reindex_like(ratio)
     for (row, col), value in np.ndenumerate(values):
-        if np.isfinite(value):
-            dark = abs(np.log(value)) > 0.6 * spread  # white on the darkest cells
-            ax.text(
-                col,
-                row,
-                f"{value:.2f}",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="white" if dark else "black",
+        if not np.isfinite(value):
+            continue
+        clear = (
+            bool(apart.iloc[row, col]) if apart.iloc[row, col] == apart.iloc[row, col] else False
+        )
+        dark = abs(np.log(value)) > 0.6 * spread  # white on the darkest cells
+        if not clear:  # the repeats overlap: no winner can be claimed in this cell
+            ax.add_patch(
+                plt.Rectangle(
+                    (col - 0.5, row - 0.5),
+                    1,
+                    1,
+                    fill=False,
+                    hatch="///",
+                    edgecolor="#777777",
+                    linewidth=0,
+                )
             )
-    if values.shape[0] > 1 and values.shape[1] > 1 and np.nanmin(values) < 1 < np.nanmax(values):
-        # The ratio-1 line between the cells, not through their numbers.
-        ax.contour(values, levels=[1.0], colors="black", linewidths=1.0, linestyles="--", alpha=0.6)
+        ax.text(
+            col,
+            row,
+            f"{value:.2f}" if clear else f"≈{value:.2f}",
+            ha="center",
+            va="center",
+            fontsize=8,
+            color="white" if dark else "black",
+            fontstyle="normal" if clear else "italic",
+        )
     ax.set_xticks(range(len(ratio.columns)), [f"{v:,}" for v in ratio.columns], rotation=45)
     ax.set_yticks(range(len(ratio)), list(ratio.index))
     ax.set_xlabel("vocab size")
@@ -76,11 +93,24 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     bar.minorticks_off()
     ax.set_title(
         f"{versions[1].upper()}/{versions[0].upper()} {METRIC_NAMES.get(metric, metric)} time "
-        f"(blue: {versions[1].upper()} faster; line: ratio 1)\n{describe(table)}",
+        f"(blue: {versions[1].upper()} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
         fontsize=9,
     )
     fig.tight_layout()
     return fig
+
+
+def ranges_apart(table, metric: str, versions: tuple[str, str]):
+    """True where every repeat of one version beat every repeat of the other, as a
+    (corpus size x vocab size) table like :func:`ratio_grid`'s."""
+    ranges = repeat_ranges(table, metric)
+    wide = ranges.pivot_table(index=["size_bytes", "size"], columns=["vocab_size", "version"])
+    low, high = wide["min"], wide["max"]
+    a, b = versions
+    apart = (high.xs(b, axis=1, level="version") < low.xs(a, axis=1, level="version")) | (
+        high.xs(a, axis=1, level="version") < low.xs(b, axis=1, level="version")
+    )
+    return apart.droplevel("size_bytes").sort_index(axis=1)
 
 
 def repeat_ranges(table, metric: str = "merge_s"):
