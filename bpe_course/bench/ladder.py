@@ -318,3 +318,43 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def step_ratio(table, rung: str, vocab_size: int, metric: str = "cpu_s"):
+    """Base time / rung time at ``vocab_size``, per corpus: (median, min, max) over repeat pairs."""
+    base = RUNGS[rung].base
+    at = table[table["traced"] & (table["vocab_size"] == vocab_size)]
+    times = at.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
+    if base not in times or rung not in times:
+        return {}
+    ratio = (times[base] / times[rung]).dropna()
+    return {
+        corpus: (part.median(), part.min(), part.max())
+        for corpus, part in ratio.groupby(level=["shape", "size"])
+    }
+
+
+def findings(table: pd.DataFrame, vocab_size: int = 1000, metric: str = "cpu_s") -> list[str]:
+    """What the ladder shows, corpus by corpus, as sentences computed from the table: the post's
+    crossover, then each step of the main V5 ladder (its speed-up at ``vocab_size`` and where it
+    leaves the crossover with the post's V4), then the course's pair."""
+    from bpe_course.plots.ladder import MAIN_V5, corpora
+
+    lines = []
+    for shape, size in corpora(table):
+        here = table[(table["shape"] == shape) & (table["size"] == size)]
+        lines.append(f"{shape} {size}:")
+        first = crossover(here, shape, size, "p5", "p4", metric)
+        lines.append(f"  the post's V5 against the post's V4: {describe_crossover(first)}")
+        for rung in MAIN_V5[1:]:
+            ratio = step_ratio(here, rung, vocab_size, metric).get((shape, size))
+            if ratio is None:
+                continue
+            where = describe_crossover(crossover(here, shape, size, rung, "p4", metric))
+            lines.append(
+                f"  + {RUNGS[rung].change}: runs {ratio[0]:.2f}x as fast ({ratio[1]:.2f}-{ratio[2]:.2f}) "
+                f"as the step before at vocab {vocab_size:,}; against the post's V4: {where}"
+            )
+        ours = describe_crossover(crossover(here, shape, size, "v5", "top4", metric))
+        lines.append(f"  the course's V5 against the course's V4 (top4): {ours}")
+    return lines
