@@ -46,7 +46,7 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
             error_kw={"elinewidth": 0.8, "capsize": 1.5},
         )
         bars.set_label(version_label(version))
-        ax.bar_label(bars, fmt="%.2g", fontsize=6, padding=1)
+        ax.bar_label(bars, fmt="%.3g", fontsize=6, padding=1)
     labels = [f"{corpus} {size}\nvocab {vocab:,}" for corpus, _, size, vocab in medians.index]
     ax.set_xticks(x, labels, fontsize=8)
     name = METRIC_NAMES.get(metric, metric)
