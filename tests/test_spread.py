@@ -85,7 +85,10 @@ def test_the_stored_line_gives_the_range_and_the_machine_and_warns_under_three_r
     line = stored_ratio_line(stored(3), "v4", "v5", "merge_s", {"size": "1MB"})
     assert "v4 took 3.00x v5's merge time (from 2.00 to 4.00x over 3 repeats)" in line
     assert "Linux x86_64 (vm), 2026-11-22, 2 workers" in line
-    assert "not a ranking" in stored_ratio_line(stored(1), "v4", "v5", "merge_s")
+    assert "(one run: not a ranking)" in stored_ratio_line(stored(1), "v4", "v5", "merge_s")
+    assert "over 2 repeats, fewer than 3: not a ranking" in stored_ratio_line(
+        stored(2), "v4", "v5", "merge_s"
+    )
     assert "no runs" in stored_ratio_line(stored(3), "v4", "fastmax", "merge_s")
 
 

@@ -113,11 +113,14 @@ def stored_ratio_line(
     first = rows.iloc[0]
     lines = []
     for r in ratios.itertuples():
-        caveat = "" if r.repeats >= 3 else "; fewer than 3 repeats: not a ranking"
+        if r.repeats == 1:
+            spread_text = "one run: not a ranking"
+        else:
+            spread_text = f"from {r.min:.2f} to {r.max:.2f}x over {r.repeats} repeats"
+            spread_text += "" if r.repeats >= 3 else ", fewer than 3: not a ranking"
         lines.append(
             f"{r.corpus} {r.size}, vocab {int(r.vocab_size):,}: {version} took {r.median:.2f}x "
-            f"{reference}'s {metric.removesuffix('_s').replace('_', ' ')} time (from {r.min:.2f} "
-            f"to {r.max:.2f}x over {r.repeats} repeats{caveat})"
+            f"{reference}'s {metric.removesuffix('_s').replace('_', ' ')} time ({spread_text})"
         )
     where_from = f"measured on {first['machine']}, {first['date']}, {int(first['workers'])} workers"
     return "; ".join(lines) + f" [{where_from}]"
