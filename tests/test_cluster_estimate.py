@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from bpe_course.bench.cluster import Costs, costs_from, estimate
+from bpe_course.bench.cluster import Costs, costs_from, estimate, path_ratios
 
 COSTS = Costs(core_mb_s=5.0, start_s=4.0, task_ms=2.0, add_s=0.05, merge_s=30.0, words=60_000)
 
@@ -40,3 +40,26 @@ def test_costs_come_from_the_largest_size() -> None:
     costs = costs_from(table)
     assert costs.core_mb_s == pytest.approx(1000 / (100 * 2))
     assert (costs.merge_s, costs.start_s, costs.task_ms, costs.words) == (9.0, 3.0, 4.0, 500)
+
+
+def overhead_table(repeats: int) -> pd.DataFrame:
+    rows = []
+    for repeat in range(repeats):
+        load = 2.0 if repeat == 1 else 1.0  # round 1 under twice the load, on both paths
+        for path, seconds in (("pool", 100.0), ("dask", 110.0)):
+            rows.append(
+                {"size": "2.1GB", "size_bytes": 10**9, "path": path, "workers": 2}
+                | {"repeat": repeat, "count_s": seconds * load, "merge_s": 9.0, "words": 500}
+                | {"start_s": 3.0, "task_ms": 4.0, "add_s": 0.1, "tasks": 8}
+            )
+    return pd.DataFrame(rows)
+
+
+def test_dask_over_the_pool_is_taken_within_a_round_and_the_costs_are_medians() -> None:
+    ratios = path_ratios(overhead_table(3)).iloc[0]
+    assert (ratios["median"], ratios["min"], ratios["max"]) == pytest.approx((1.1, 1.1, 1.1))
+    assert ratios["repeats"] == 3
+    assert ratios["overheads_s"] == pytest.approx(15 * 4.0 / 1e3 + 3 * 0.1)  # 15 tasks, depth 3
+    assert costs_from(overhead_table(3)).core_mb_s == pytest.approx(1000 / (100 * 2))
+    one = path_ratios(overhead_table(1).drop(columns="repeat")).iloc[0]  # tables of one run
+    assert one["repeats"] == 1

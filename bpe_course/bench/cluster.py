@@ -51,6 +51,7 @@ def measure(spec: dict) -> dict:
     row.update(_merges(row.pop("counts"), spec["vocab_size"]))
     row["client_peak_mb"] = peak_rss_mb()
     row["load_before"] = load_before
+    row["cores"] = os.cpu_count()  # the estimate's "per core" is this machine's core
     row["load_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return row
 
@@ -206,10 +207,11 @@ class Costs:
 
 
 def costs_from(table) -> Costs:
-    """The inputs of the estimate, from a table of :func:`run_overhead` (its largest size)."""
+    """The inputs of the estimate, from a table of :func:`run_overhead` (its largest size; the
+    median of each measurement over the repeats, when there are several)."""
     largest = table[table["size_bytes"] == table["size_bytes"].max()]
-    pool = largest[largest["path"] == "pool"].iloc[0]
-    dask = largest[largest["path"] == "dask"].iloc[0]
+    pool = largest[largest["path"] == "pool"].median(numeric_only=True)
+    dask = largest[largest["path"] == "dask"].median(numeric_only=True)
     return Costs(
         core_mb_s=float(pool["size_bytes"] / 1e6 / (pool["count_s"] * pool["workers"])),
         start_s=float(dask["start_s"]),
@@ -218,6 +220,37 @@ def costs_from(table) -> Costs:
         merge_s=float(pool["merge_s"]),
         words=int(pool["words"]),
     )
+
+
+def path_ratios(table):
+    """Dask's counting time over the pool's, per size: within each repeat (the two paths ran in
+    turn), then the median, min and max over the repeats, and the overheads Dask measured (start
+    excluded: ``count_s`` does not include it) that a run of that many tasks pays."""
+    import pandas as pd
+
+    rows = []
+    with_repeat = table if "repeat" in table else table.assign(repeat=0)
+    for size, group in with_repeat.groupby("size", sort=False):
+        wide = group.pivot(index="repeat", columns="path", values="count_s")
+        ratio = (wide["dask"] / wide["pool"]).dropna()
+        dask = group[group["path"] == "dask"].median(numeric_only=True)
+        pool = group[group["path"] == "pool"].median(numeric_only=True)
+        tasks = int(dask["tasks"])
+        rows.append(
+            {
+                "size": size,
+                "pool_s": float(pool["count_s"]),
+                "dask_s": float(dask["count_s"]),
+                "median": float(ratio.median()),
+                "min": float(ratio.min()),
+                "max": float(ratio.max()),
+                "repeats": int(len(ratio)),
+                "tasks": tasks,
+                "overheads_s": (2 * tasks - 1) * dask["task_ms"] / 1e3
+                + math.ceil(math.log2(max(tasks, 2))) * dask["add_s"],
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def estimate(costs: Costs, corpus_bytes: float, cores: int) -> dict[str, float]:
@@ -250,8 +283,11 @@ def run_overhead(
     vocab_size: int = MERGE_VOCAB,
     progress: bool = True,
     timeout_s: float = 3600,
+    repeats: int = 1,
 ):
-    """Both paths at every size (generated stories), as a DataFrame; the merges must agree."""
+    """Both paths at every size (generated stories), as a DataFrame; the merges must agree.
+    With ``repeats``, every (size, path) cell runs once per round, the paths in turn within each
+    round, so the ratio of the two paths in one round compares runs made side by side."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -259,8 +295,10 @@ def run_overhead(
     from bpe_course.corpora.datasets import generated_corpus, parse_size
 
     rows = []
-    cells = [(size, path) for size in sizes for path in ("pool", "dask")]
-    for size, path in tqdm(cells, desc="cluster overhead", unit="run", disable=not progress):
+    cells = [(r, size, path) for r in range(repeats) for size in sizes for path in ("pool", "dask")]
+    for repeat, size, path in tqdm(
+        cells, desc="cluster overhead", unit="run", disable=not progress
+    ):
         corpus = generated_corpus(size)
         spec = {"path": path, "corpus": str(corpus), "workers": workers, "vocab_size": vocab_size}
         done = subprocess.run(
@@ -274,6 +312,7 @@ def run_overhead(
         row = json.loads(done.stdout.splitlines()[-1])
         rows.append(
             {"size": size, "size_bytes": parse_size(size), "path": path, "workers": workers}
+            | {"repeat": repeat}
             | {"vocab_size": vocab_size}
             | row
             | context()
@@ -291,12 +330,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--vocab-size", type=int, default=MERGE_VOCAB)
     parser.add_argument("--csv", default=None, help="write the table here")
+    parser.add_argument("--repeats", type=int, default=1, help="rounds of every cell (default: 1)")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # one run, in this process
     args = parser.parse_args(argv)
     if args.one:
         print(json.dumps(measure(json.loads(args.one))))
         return 0
-    table = run_overhead(args.sizes, args.workers, args.vocab_size)
+    table = run_overhead(args.sizes, args.workers, args.vocab_size, repeats=args.repeats)
     if args.csv:
         table.to_csv(args.csv, index=False)
     columns = ["size", "path", "count_s", "client_peak_mb", "worker_peak_mb", "load_before"]

@@ -15,28 +15,48 @@ def ordered(versions) -> list[str]:
     return sorted(versions, key=lambda v: (ORDER.index(v) if v in ORDER else len(ORDER), v))
 
 
-def plot_side_by_side(table, metric: str = "total_s"):
-    """Median time per version, bars side by side, one group per (corpus, size, vocab) cell."""
+def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
+    """Median time per version, bars side by side, one group per (corpus, size, vocab) cell, with
+    the range of the repeats as a line on each bar. ``log``: a logarithmic time axis; by default
+    when the slowest median is over 20 times the fastest (a linear axis would flatten the fast
+    versions into the floor)."""
     import matplotlib.pyplot as plt
     import numpy as np
 
     ok = table[table["status"] == "ok"]
-    medians = ok.groupby(["corpus", "size_bytes", "size", "vocab_size", "version"])[metric].median()
-    medians = medians.unstack("version")
+    cells = ["corpus", "size_bytes", "size", "vocab_size", "version"]
+    stats = ok.groupby(cells)[metric].agg(["median", "min", "max"]).unstack("version")
+    medians = stats["median"]
     versions = ordered(medians.columns)
+    if log is None:
+        log = bool(np.nanmax(medians.to_numpy()) > 20 * np.nanmin(medians.to_numpy()))
     x = np.arange(len(medians))
     width = 0.8 / max(1, len(versions))
     fig, ax = plt.subplots(figsize=(2.0 + 1.8 * len(medians), 3.6))
     for i, version in enumerate(versions):
         offset = (i - (len(versions) - 1) / 2) * width
-        bars = ax.bar(x + offset, medians[version].to_numpy(), width, color=version_color(version))
+        middle = medians[version].to_numpy()
+        spread = np.vstack([middle - stats["min"][version], stats["max"][version] - middle])
+        bars = ax.bar(
+            x + offset,
+            middle,
+            width,
+            color=version_color(version),
+            yerr=spread,
+            error_kw={"elinewidth": 0.8, "capsize": 1.5},
+        )
         bars.set_label(version_label(version))
-        ax.bar_label(bars, fmt="%.1f", fontsize=6, padding=1)
+        ax.bar_label(bars, fmt="%.3g", fontsize=6, padding=1)
     labels = [f"{corpus} {size}\nvocab {vocab:,}" for corpus, _, size, vocab in medians.index]
     ax.set_xticks(x, labels, fontsize=8)
-    ax.set_ylabel(f"{METRIC_NAMES.get(metric, metric)} time (s), median")
+    name = METRIC_NAMES.get(metric, metric)
+    if log:
+        ax.set_yscale("log")
+    ax.set_ylabel(f"{name} time (s), median{', log scale' if log else ''}")
     ax.legend(fontsize=7)
-    ax.set_title(f"Side by side, {METRIC_NAMES.get(metric, metric)}: {describe(table)}", fontsize=9)
+    ax.set_title(
+        f"Side by side, {name}: {describe(table)}; lines: range of the repeats", fontsize=9
+    )
     fig.tight_layout()
     return fig
 
