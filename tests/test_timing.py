@@ -57,7 +57,17 @@ def test_reading_time_counts_words_not_markup_or_link_targets(tmp_path: Path) ->
 def test_main_writes_one_line_per_notebook_and_per_cell(tmp_path: Path, capsys) -> None:
     path = _tiny(tmp_path)
     minutes, cells = tmp_path / "minutes.csv", tmp_path / "cells.csv"
-    argv = [str(path), "--full", "--csv", str(minutes), "--cells-csv", str(cells)]
+    out = tmp_path / "executed"
+    argv = [
+        str(path),
+        "--full",
+        "--csv",
+        str(minutes),
+        "--cells-csv",
+        str(cells),
+        "--out",
+        str(out),
+    ]
     assert timing.main(argv) == 0
     row = pd.read_csv(minutes).iloc[0]
     assert (row["notebook"], row["cells"], row["markdown_words"], row["mode"]) == (
@@ -70,3 +80,32 @@ def test_main_writes_one_line_per_notebook_and_per_cell(tmp_path: Path, capsys) 
     assert "cores" in row["machine"]
     assert pd.read_csv(cells)["cell"].tolist() == [1, 3]
     assert "assert quick" in capsys.readouterr().out
+    executed = nbformat.read(out / "tiny.ipynb", as_version=4)
+    assert [c.get("execution_count") for c in executed.cells] == [None, 1, None, 2]
+
+
+def test_the_guides_table_has_a_line_per_notebook_and_the_totals(tmp_path: Path, capsys) -> None:
+    rows = [
+        {
+            "notebook": "01_a",
+            "cells": 3,
+            "live_s": 1.25,
+            "slowest_cell": 2,
+            "slowest_s": 1.0,
+            "reading_min": 4.0,
+        },
+        {
+            "notebook": "02_b",
+            "cells": 5,
+            "live_s": 10.0,
+            "slowest_cell": 7,
+            "slowest_s": 9.0,
+            "reading_min": 2.5,
+        },
+    ]
+    path = tmp_path / "minutes.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    assert timing.main(["--table", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "| `01_a` | 3 | 1.2 | 2: 1.0 | 4.0 |"
+    assert lines[-1] == "| all 2 | 8 | 11.2 | | 6.5 |"

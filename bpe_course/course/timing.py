@@ -30,9 +30,12 @@ from bpe_course.course import QUICK_ENV
 WORDS_PER_MINUTE = 200
 
 
-def time_notebook(path: Path, quick: bool = True, timeout: int = 1800) -> pd.DataFrame:
+def time_notebook(
+    path: Path, quick: bool = True, timeout: int = 1800, out_dir: Path | None = None
+) -> pd.DataFrame:
     """Execute one notebook and return one row per code cell: ``cell`` (its index among all the
-    notebook's cells, as JupyterLab counts from 0), ``first_line`` and ``seconds``.
+    notebook's cells, as JupyterLab counts from 0), ``first_line`` and ``seconds``. With
+    ``out_dir``, the executed copy is written there too (what the class will see).
 
     A cell that raises stops the run with :class:`RuntimeError` naming the notebook and the cell.
     """
@@ -71,6 +74,9 @@ def time_notebook(path: Path, quick: bool = True, timeout: int = 1800) -> pd.Dat
     except CellExecutionError as error:
         number = max(started) if started else "?"
         raise RuntimeError(f"{Path(path).name} failed in cell {number}: {error.ename}") from None
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, Path(out_dir) / Path(path).name)
     return pd.DataFrame(rows, columns=["cell", "first_line", "seconds"])
 
 
@@ -112,9 +118,29 @@ def summary_row(path: Path, cells: pd.DataFrame, quick: bool = True) -> dict:
         "markdown_words": words,
         "reading_min": round(words / WORDS_PER_MINUTE, 1),
         "mode": "quick" if quick else "full",
+        # Shared cores slow every cell: the load when the notebook ended says how shared they were.
+        "load_1min": round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None,
         "date": datetime.date.today().isoformat(),
         "machine": machine(),
     }
+
+
+def markdown_table(minutes: pd.DataFrame) -> str:
+    """The minutes table of ``TEACHING.md``, from ``notebook_minutes.csv``, with a total line."""
+    lines = [
+        "| notebook | code cells | live s (all cells) | slowest cell: index, s | reading min |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row in minutes.itertuples():
+        lines.append(
+            f"| `{row.notebook}` | {row.cells} | {row.live_s:.1f} | {row.slowest_cell}: "
+            f"{row.slowest_s:.1f} | {row.reading_min:.1f} |"
+        )
+    lines.append(
+        f"| all {len(minutes)} | {minutes['cells'].sum()} | {minutes['live_s'].sum():.1f} | | "
+        f"{minutes['reading_min'].sum():.1f} |"
+    )
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,14 +148,23 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m bpe_course.course.timing",
         description="Execute notebooks one at a time and print every code cell's wall time.",
     )
-    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--full", action="store_true", help="full size (default: quick mode)")
     parser.add_argument("--csv", type=Path, help="write one line per notebook here")
     parser.add_argument("--cells-csv", type=Path, help="write one line per code cell here")
+    parser.add_argument("--out", type=Path, help="write the executed notebooks to this folder")
+    parser.add_argument(
+        "--table", type=Path, help="print this notebook_minutes.csv as TEACHING.md's table, no run"
+    )
     args = parser.parse_args(argv)
+    if args.table:
+        print(markdown_table(pd.read_csv(args.table)))
+        return 0
+    if not args.notebooks:
+        parser.error("name the notebooks to time, or --table CSV")
     summaries, all_cells = [], []
     for path in args.notebooks:
-        cells = time_notebook(path, quick=not args.full)
+        cells = time_notebook(path, quick=not args.full, out_dir=args.out)
         print(f"\n{path.name}")
         print(cells.to_string(index=False, float_format=lambda s: f"{s:.2f}"))
         summaries.append(summary_row(path, cells, quick=not args.full))
@@ -138,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table.drop(columns=["date", "machine"]).to_string(index=False))
     print(f"\n{summaries[0]['machine']}, {summaries[0]['mode']} mode, {summaries[0]['date']}")
+    print(markdown_table(table))
     if args.csv:
         table.to_csv(args.csv, index=False)
     if args.cells_csv:
