@@ -109,3 +109,12 @@ def test_the_guides_table_has_a_line_per_notebook_and_the_totals(tmp_path: Path,
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == "| `01_a` | 3 | 1.2 | 2: 1.0 | 4.0 |"
     assert lines[-1] == "| all 2 | 8 | 11.2 | | 6.5 |"
+
+
+def test_the_guides_minutes_table_is_the_stored_csv_rendered() -> None:
+    # TEACHING.md pastes the table; measuring again means pasting the new --table output.
+    root = Path(__file__).resolve().parents[1]
+    minutes = pd.read_csv(root / "notebooks" / "results" / "notebook_minutes.csv")
+    assert timing.markdown_table(minutes) in (root / "TEACHING.md").read_text(encoding="utf-8")
+    notebooks = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert minutes["notebook"].tolist() == notebooks
