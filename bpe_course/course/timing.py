@@ -34,7 +34,7 @@ def time_notebook(
     path: Path, quick: bool = True, timeout: int = 1800, out_dir: Path | None = None
 ) -> pd.DataFrame:
     """Execute one notebook and return one row per code cell: ``cell`` (its index among all the
-    notebook's cells, as JupyterLab counts from 0), ``first_line`` and ``seconds``. With
+    notebook's cells, markdown ones too, from 0), ``first_line`` and ``seconds``. With
     ``out_dir``, the executed copy is written there too (what the class will see).
 
     A cell that raises stops the run with :class:`RuntimeError` naming the notebook and the cell.
