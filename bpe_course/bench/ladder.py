@@ -70,36 +70,22 @@ def run_one(spec: dict, timeout_s: float) -> dict:
 def plan(
     shapes, sizes, rungs, repeats: int, checks=CHECKS, v5_vocab=V5_VOCAB, v4_vocab=V4_VOCAB
 ) -> list[dict]:
-    """The runs in their interleaved order: for each repeat, each corpus, every rung (rotated)."""
+    """The runs in their interleaved order: for each repeat, each corpus, every rung (rotated),
+    then the untraced checks."""
     runs = []
     for repeat in range(repeats):
         for shape in shapes:
             for size in sizes:
                 shift = repeat % len(rungs)
-                for rung in rungs[shift:] + rungs[:shift]:
-                    vocab = v5_vocab if RUNGS[rung].kind == "v5" else v4_vocab
-                    runs.append(
-                        dict(
-                            shape=shape,
-                            size=size,
-                            rung=rung,
-                            repeat=repeat,
-                            traced=True,
-                            vocab_size=vocab,
-                        )
-                    )
-                for rung, vocab in checks:
-                    if rung in rungs:
-                        runs.append(
-                            dict(
-                                shape=shape,
-                                size=size,
-                                rung=rung,
-                                repeat=repeat,
-                                traced=False,
-                                vocab_size=vocab,
-                            )
-                        )
+                traced = [
+                    (rung, True, v5_vocab if RUNGS[rung].kind == "v5" else v4_vocab)
+                    for rung in rungs[shift:] + rungs[:shift]
+                ]
+                untraced = [(rung, False, vocab) for rung, vocab in checks if rung in rungs]
+                runs += [
+                    dict(shape=shape, size=size, rung=rung, repeat=repeat, traced=t, vocab_size=v)
+                    for rung, t, v in traced + untraced
+                ]
     return runs
 
 
