@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bpe_course.cli.course import add_course_command
     from bpe_course.cli.data import add_data_commands
     from bpe_course.cli.explore import add_explore_command
+    from bpe_course.cli.publish import add_publish_commands
     from bpe_course.cli.train import add_train_command
 
     parser = argparse.ArgumentParser(
@@ -49,4 +50,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_course_command(commands)
     add_check_command(commands)
     add_explore_command(commands)
+    add_publish_commands(commands)
     return parser
