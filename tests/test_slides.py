@@ -64,11 +64,13 @@ def test_applying_the_table_changes_only_slide_metadata(tmp_path) -> None:
 def test_a_deck_hides_long_code_and_keeps_short_code() -> None:
     notebook = nbformat.v4.new_notebook()
     short = nbformat.v4.new_code_cell("x = 1")
-    long = nbformat.v4.new_code_cell("\n".join(f"y{i} = {i}" for i in range(CODE_LINES + 1)))
-    short.id, long.id = "0", "1"
-    notebook.cells = [short, long]
+    source = "\n".join(f"y{i} = {i}" for i in range(CODE_LINES + 1))
+    long = nbformat.v4.new_code_cell(source, outputs=[nbformat.v4.new_output("stream", text="1")])
+    unrun = nbformat.v4.new_code_cell(source)  # no output to show instead
+    short.id, long.id, unrun.id = "0", "1", "2"
+    notebook.cells = [short, long, unrun]
     prepare_deck(notebook, "01_start_here")
-    assert "transient" not in short.metadata
+    assert "transient" not in short.metadata and "transient" not in unrun.metadata
     assert long.metadata["transient"] == {"remove_source": True}
     assert short.metadata["slideshow"] == {"slide_type": "slide"}  # the table's cell "0"
 

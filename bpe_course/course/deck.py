@@ -99,15 +99,17 @@ def _exporter():
         template_name="reveal_offline", extra_template_basedirs=[str(TEMPLATES)]
     )
     exporter.reveal_url_prefix = "reveal.js"
+    exporter.reveal_theme = "white"  # the one theme copied beside the decks (REVEAL_FILES)
     return exporter
 
 
 def prepare_deck(notebook, stem: str) -> None:
-    """Set each cell's slide type from the table and hide the source of long code cells (on a
-    copy of an executed notebook: the executed copies may predate the metadata)."""
+    """Set each cell's slide type from the table and hide the source of long code cells that have
+    an output (on a copy of an executed notebook: the executed copies may predate the metadata)."""
     for cell in notebook.cells:
         cell.metadata["slideshow"] = {"slide_type": slide_type(stem, cell.get("id", ""))}
-        if cell.cell_type == "code" and len(cell.source.splitlines()) > CODE_LINES:
+        long = cell.cell_type == "code" and len(cell.source.splitlines()) > CODE_LINES
+        if long and cell.outputs:
             cell.metadata["transient"] = {"remove_source": True}
 
 

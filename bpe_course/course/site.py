@@ -35,6 +35,8 @@ html_theme_options = {
     "use_download_button": False,
     "use_fullscreen_button": False,
 }
+# An explicit mode: with none, the theme's script logs an error on every page.
+html_context = {"default_mode": "light"}
 html_last_updated_fmt = None
 exclude_patterns = ["_build", ".doctrees"]
 # The notebooks were executed by the course's runner; the site shows those outputs as they are.
