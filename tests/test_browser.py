@@ -410,11 +410,11 @@ def quick_build(tmp_path_factory):
     from bpe_course.course.runner import run_notebook
 
     root = tmp_path_factory.mktemp("static")
-    saved = {
-        k: os.environ.get(k) for k in ("BPE_COURSE_QUICK", "BPE_COURSE_FIGURES", "BPE_COURSE_DATA")
-    }
+    names = ("BPE_COURSE_QUICK", "BPE_COURSE_FIGURES", "BPE_COURSE_DATA", "BPE_COURSE_CORPUS")
+    saved = {name: os.environ.get(name) for name in names}
     os.environ.update(
         BPE_COURSE_QUICK="1",
+        BPE_COURSE_CORPUS="stories",
         BPE_COURSE_FIGURES=str(root / "figures"),
         BPE_COURSE_DATA=str(root / "data"),
     )
