@@ -284,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         default=300.0,
         help="stop a V4 rung's traced run after this many seconds (default 300)",
     )
+    parser.add_argument(
+        "--no-checks", action="store_true", help="no untraced runs to check the traced times"
+    )
     parser.add_argument("--csv", type=Path, required=True)
     args = parser.parse_args(argv)
     try:
@@ -294,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
             args.repeats,
             args.csv,
             args.v4_budget,
+            checks=() if args.no_checks else CHECKS,
         )
     except (BPEInputError, RuntimeError) as error:
         print(f"error: {error}", file=sys.stderr)
