@@ -1,0 +1,163 @@
+"""What a second core buys in pretokenization, and what it costs: notebook 07's measurement.
+
+Counting a file's words with k workers divides the counting among k processes, and adds work one
+process does not do: starting the pool, pickling each chunk's counts in the worker, unpickling them
+in the parent, and adding them up there. Each of those costs is timed here on its own, in this
+process, on the very chunks ``count_words`` hands out; and the end-to-end runs with 1 and 2 workers
+are timed in turn, with repeats. From the costs, the time with k workers is predicted as
+
+    start-up + (counting + pickling) / k + unpickling + adding up + encoding the words
+
+(the parent's share does not divide: Amdahl's law). Stored once at full size:
+
+    nice -n 10 python -m bpe_course.bench.parallel 21.5MB 200MB --repeats 3 \\
+        --csv notebooks/results/parallel_pretokenize.csv
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import pickle
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from bpe_course.bench.repeat import machine_note
+from bpe_course.pretokenize import END_OF_TEXT, chunk_tasks, count_chunk, count_words
+
+SPECIALS = (END_OF_TEXT,)
+# The costs, in the order a chunk meets them; the first two divide among the workers.
+START, COUNT, PICKLE, UNPICKLE, ADD, ENCODE = (
+    "starting the pool",
+    "counting the chunks",
+    "pickling the counts (workers)",
+    "unpickling the counts (parent)",
+    "adding up the counts (parent)",
+    "encoding the words (parent)",
+)
+COSTS = (START, COUNT, PICKLE, UNPICKLE, ADD, ENCODE)
+DIVIDED = (COUNT, PICKLE)
+
+
+def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
+    """``count_words`` with 1 and with 2 workers, in turn: ``job`` (workers), ``repeat``,
+    ``seconds`` and ``cpu_s``, the CPU seconds of this process and its workers (CPU / wall is
+    how many cores the run really had). Two workers are forced even on a small file."""
+    rows = []
+    for round_ in range(warmup + repeats):
+        for n in (1, 2):
+            gc.collect()
+            before, start = os.times(), time.perf_counter()
+            count_words(path, SPECIALS, workers=n, min_bytes_per_worker=1)
+            seconds, after = time.perf_counter() - start, os.times()
+            cpu = sum(after[:4]) - sum(before[:4])  # user + system, self and joined children
+            if round_ >= warmup:
+                rows.append({"job": n, "repeat": round_ - warmup, "seconds": seconds, "cpu_s": cpu})
+    return pd.DataFrame(rows)
+
+
+def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, float], int, int]:
+    """Each cost of counting ``path`` with ``workers`` workers, timed alone in this process:
+    ``({cost: seconds}, chunks, bytes of pickled counts)``."""
+    clock = time.perf_counter
+    start = clock()
+    with multiprocessing.get_context().Pool(workers) as pool:  # what count_words starts and stops
+        pool.map(abs, range(workers))
+    seconds = dict.fromkeys(COSTS, 0.0)
+    seconds[START] = clock() - start
+    tasks = chunk_tasks(path, SPECIALS, workers)
+    totals: Counter[str] = Counter()
+    sent = 0
+    for task in tasks:
+        t0 = clock()
+        counts = count_chunk(*task)
+        t1 = clock()
+        blob = pickle.dumps((task[2] - task[1], counts), pickle.HIGHEST_PROTOCOL)
+        t2 = clock()
+        _, received = pickle.loads(blob)
+        t3 = clock()
+        totals.update(received)
+        t4 = clock()
+        sent += len(blob)
+        for cost, took in (
+            (COUNT, t1 - t0),
+            (PICKLE, t2 - t1),
+            (UNPICKLE, t3 - t2),
+            (ADD, t4 - t3),
+        ):
+            seconds[cost] += took
+    t5 = clock()
+    {word.encode("utf-8"): count for word, count in totals.items()}  # as count_words ends
+    seconds[ENCODE] = clock() - t5
+    return seconds, len(tasks), sent
+
+
+def breakdown(path: Path, workers: int = 2, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
+    """:func:`one_breakdown` ``warmup + repeats`` times, warm-ups dropped: ``job`` (the cost),
+    ``repeat``, ``seconds``, ``chunks``, ``bytes_sent``."""
+    rows = []
+    for round_ in range(warmup + repeats):
+        seconds, chunks, sent = one_breakdown(path, workers)
+        if round_ >= warmup:
+            for cost, took in seconds.items():
+                rows.append(
+                    {"job": cost, "repeat": round_ - warmup, "seconds": took}
+                    | {"chunks": chunks, "bytes_sent": sent}
+                )
+    return pd.DataFrame(rows)
+
+
+def predicted_seconds(costs: Mapping[str, float], workers: int) -> float:
+    """Time with ``workers`` workers from the costs: the divided ones shared, the rest not. With
+    one worker nothing is started, pickled or unpickled."""
+    if workers == 1:
+        return costs[COUNT] + costs[ADD] + costs[ENCODE]
+    serial = sum(costs[c] for c in COSTS if c not in DIVIDED)
+    return serial + sum(costs[c] for c in DIVIDED) / workers
+
+
+def measure(size: str, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
+    """Both tables for one course corpus size, as one tidy table with where it was measured."""
+    from bpe_course.corpora.datasets import corpus_source, course_corpus
+
+    path = course_corpus(size)
+    runs = end_to_end(path, repeats, warmup)
+    runs["job"] = runs["job"].map(lambda n: f"{n} worker" + ("s" if n > 1 else ""))
+    table = pd.concat([runs, breakdown(path, 2, repeats, warmup)], ignore_index=True)
+    table.insert(0, "size", size)
+    table.insert(0, "corpus", corpus_source())
+    table["size_bytes"] = path.stat().st_size
+    return table.assign(**machine_note())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import argparse
+    import shlex
+    import sys
+
+    parser = argparse.ArgumentParser(
+        prog="python -m bpe_course.bench.parallel",
+        description="Time pretokenization with 1 and 2 workers, and each cost of the second.",
+    )
+    parser.add_argument("sizes", nargs="+", help="course corpus sizes, such as 21.5MB 200MB")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--csv", type=Path, help="write the table here")
+    parser.add_argument("--note", default="", help="how the machine was shared, for the table")
+    args = parser.parse_args(argv)
+    command = shlex.join(["python", "-m", "bpe_course.bench.parallel", *sys.argv[1:]])
+    tables = []
+    for size in args.sizes:
+        table = measure(size, args.repeats)
+        print(table.groupby("job", sort=False)["seconds"].agg(["median", "min", "max"]), flush=True)
+        tables.append(table.assign(command=command, note=args.note))
+    if args.csv:
+        pd.concat(tables, ignore_index=True).to_csv(args.csv, index=False)
+
+
+if __name__ == "__main__":
+    main()

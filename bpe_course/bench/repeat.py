@@ -1,0 +1,98 @@
+"""Time short jobs several times, in turn, and summarise the runs as a median and a range.
+
+One run of a short job on a shared machine says little: the first run pays for cold caches and
+lazy imports, and a burst of load from elsewhere can slow any run by half. So the lessons time
+every job ``warmup + repeats`` times, drop the warm-up rounds, and report the median with the
+minimum and maximum of the rest. Jobs compared with each other run in turn within each round
+(interleaved), so that a burst of load hits them alike, and their ratio is taken round by round.
+Two jobs are ranked only when their ranges are apart.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The runs of one job that count (warm-ups dropped): median, minimum, maximum."""
+
+    values: tuple[float, ...]
+
+    @property
+    def low(self) -> float:
+        return min(self.values)
+
+    @property
+    def high(self) -> float:
+        return max(self.values)
+
+    @property
+    def median(self) -> float:
+        return float(pd.Series(self.values).median())
+
+    def apart_from(self, other: Spread) -> bool:
+        """True when the two ranges do not overlap: only then does one clearly beat the other."""
+        return self.high < other.low or other.high < self.low
+
+    def text(self, unit: str = "s", digits: int = 2) -> str:
+        """``"0.23 s (0.21 to 0.25 s, 3 runs)"``: the median, then the range and how many runs."""
+        m, lo, hi = (f"{v:.{digits}f}" for v in (self.median, self.low, self.high))
+        if len(self.values) == 1:
+            return f"{m} {unit} (one run)"
+        return f"{m} {unit} ({lo} to {hi} {unit}, {len(self.values)} runs)"
+
+
+def timed(call: Callable[[], Any]) -> tuple[float, Any]:
+    """Seconds of one call (after a garbage collection, so that one job's garbage is not
+    collected on another's clock) and what it returned."""
+    gc.collect()
+    start = time.perf_counter()
+    result = call()
+    return time.perf_counter() - start, result
+
+
+def interleaved(
+    jobs: Mapping[str, Callable[[], Any]], repeats: int = 3, warmup: int = 1
+) -> pd.DataFrame:
+    """Run every job once per round, in turn, for ``warmup + repeats`` rounds; keep the last
+    ``repeats``. One row per kept run: ``job``, ``repeat`` (0-based), ``seconds``."""
+    if repeats < 1 or warmup < 0:
+        raise ValueError("need repeats >= 1 and warmup >= 0")
+    rows = []
+    for round_ in range(warmup + repeats):
+        for name, call in jobs.items():
+            seconds, _ = timed(call)
+            if round_ >= warmup:
+                rows.append({"job": name, "repeat": round_ - warmup, "seconds": seconds})
+    return pd.DataFrame(rows, columns=["job", "repeat", "seconds"])
+
+
+def spreads(table: pd.DataFrame, by: str | Sequence[str] = "job", value: str = "seconds") -> dict:
+    """:class:`Spread` of ``value`` per group of ``by`` (a key, or a tuple of keys)."""
+    return {key: Spread(tuple(part[value])) for key, part in table.groupby(by, sort=False)}
+
+
+def ratio_spread(table: pd.DataFrame, slower: str, faster: str, value: str = "seconds") -> Spread:
+    """``slower`` / ``faster`` round by round (same repeat), as a :class:`Spread` of ratios."""
+    wide = table.pivot_table(index="repeat", columns="job", values=value, aggfunc="first")
+    return Spread(tuple((wide[slower] / wide[faster]).dropna()))
+
+
+def machine_note() -> dict[str, Any]:
+    """Where a measurement was made, for a stored table: machine, cores, load, Python, date."""
+    return {
+        "machine": f"{platform.system()} {platform.machine()} ({platform.node()})",
+        "cores": os.cpu_count(),
+        "load_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d"),
+    }
