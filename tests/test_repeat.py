@@ -12,7 +12,8 @@ from bpe_course.bench.repeat import Spread, interleaved, ratio_spread, spreads
 def test_spread_summarises_and_ranks_only_apart_ranges() -> None:
     s = Spread((0.3, 0.1, 0.2))
     assert (s.low, s.median, s.high) == (0.1, 0.2, 0.3)
-    assert s.text() == "0.20 s (0.10 to 0.30 s, 3 runs)"
+    assert s.text() == "0.20 s (0.10 s to 0.30 s, 3 runs)"
+    assert Spread((7.31, 6.0, 8.0)).text("x", 1) == "7.3x (6.0x to 8.0x, 3 runs)"
     assert Spread((1.0,)).text() == "1.00 s (one run)"
     assert s.apart_from(Spread((0.4, 0.5)))
     assert not s.apart_from(Spread((0.25, 0.5)))  # overlapping ranges: no ranking
@@ -78,3 +79,14 @@ def test_plot_draws_one_errorbar_per_job_and_panel() -> None:
     assert len(fig.axes) == 2
     assert all(len(ax.containers) == 2 for ax in fig.axes)
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["V1", "V2"]
+
+
+def test_where_measured_names_machine_cores_and_load() -> None:
+    from bpe_course.bench.repeat import machine_note, where_measured
+
+    table = pd.DataFrame(
+        [machine_note() | {"load_1min": 1.94}, machine_note() | {"load_1min": 3.2}]
+    )
+    text = where_measured(table)
+    assert text.endswith(f"cores, load average 1.9 to 3.2, {table['date'][0]}")
+    assert text.startswith(table["machine"][0])

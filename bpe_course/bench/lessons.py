@@ -8,7 +8,10 @@ Each notebook runs the quick-size version live and shows the stored full-size on
 - ``v1_by_vocab`` (05): V1's merge loop, the time to reach each vocab size. Training to a vocab
   size is a prefix of training to a larger one, so one run to the largest size, with the clock
   read at each smaller one, gives the whole curve.
-- ``v1_v2`` (06) and ``v2_v4`` (08): two merge loops on the same word counts, in turn.
+- ``v0_v1`` (05), ``v1_v2`` (06) and ``v2_v4`` (08): two merge loops on the same word counts,
+  in turn.
+
+With ``--csv``, rows of lessons not measured this time are kept from the file.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from bpe_course.trainers import get_trainer
 SPECIALS = (END_OF_TEXT,)
 # The full-size settings of the notebooks (their full mode), which the stored table holds.
 FULL = {
+    "v0_v1": ("500KB", (500,), ("v0", "v1")),
     "v1_by_vocab": ("1MB", (500, 1000, 2000, 3000), ("v1",)),
     "v1_v2": ("1MB", (2000,), ("v1", "v2")),
     "v2_v4": ("21.5MB", (5000,), ("v2", "v4")),
@@ -144,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(name, table.groupby(keys)["seconds"].agg(["median", "min", "max"]), sep="\n")
         tables.append(table)
     if args.csv:
+        if args.csv.exists():  # keep the lessons not measured this time
+            kept = pd.read_csv(args.csv)
+            tables.insert(0, kept[~kept["lesson"].isin(args.lessons)])
         pd.concat(tables, ignore_index=True).to_csv(args.csv, index=False)
 
 

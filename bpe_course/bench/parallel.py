@@ -161,3 +161,32 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def read_costs(table: pd.DataFrame, cores: Sequence[int] = (2, 4, 8)) -> list[str]:
+    """What one size's table says, a line each: every cost with its range, the model's time
+    against the measured one for 1 and 2 workers, the speed-up it predicts on more free cores,
+    and its ceiling (the parent's share alone)."""
+    from bpe_course.bench.repeat import Spread, spreads
+
+    cost = spreads(table[table["job"].isin(COSTS)])
+    runs = spreads(table[table["job"].isin(["1 worker", "2 workers"])])
+    median = {c: cost[c].median for c in COSTS}
+    sent = table["bytes_sent"].dropna()
+    lines = [f"  {c:31} {cost[c].text(digits=3)}" for c in COSTS]
+    lines.append(
+        f"  counts sent back: {sent.median() / 1e6:.1f} MB in {table['chunks'].max():.0f} chunks"
+    )
+    for n, name in ((1, "1 worker"), (2, "2 workers")):
+        lines.append(
+            f"  {name}: the costs add up to {predicted_seconds(median, n):.2f} s "
+            f"(with {n} free core{'s' if n > 1 else ''}); measured {runs[name].text()}"
+        )
+    two = table[table["job"] == "2 workers"]
+    had = Spread(tuple(two["cpu_s"] / two["seconds"]))
+    lines.append(f"  cores the 2-worker runs had (CPU time / wall time): {had.text('', 2)}")
+    serial = predicted_seconds(median, 1)
+    gains = ", ".join(f"{k} cores {serial / predicted_seconds(median, k):.2f}x" for k in cores)
+    parent = sum(median[c] for c in COSTS if c not in DIVIDED)
+    lines.append(f"  predicted speed-up on free cores: {gains}; ceiling {serial / parent:.0f}x")
+    return lines

@@ -44,11 +44,12 @@ class Spread:
         return self.high < other.low or other.high < self.low
 
     def text(self, unit: str = "s", digits: int = 2) -> str:
-        """``"0.23 s (0.21 to 0.25 s, 3 runs)"``: the median, then the range and how many runs."""
-        m, lo, hi = (f"{v:.{digits}f}" for v in (self.median, self.low, self.high))
+        """``"0.23 s (0.21 s to 0.25 s, 3 runs)"``: the median, then the range and how many runs."""
+        u = unit if unit in ("", "x", "%") else f" {unit}"  # 7.3x, 0.23 s
+        m, lo, hi = (f"{v:.{digits}f}{u}" for v in (self.median, self.low, self.high))
         if len(self.values) == 1:
-            return f"{m} {unit} (one run)"
-        return f"{m} {unit} ({lo} to {hi} {unit}, {len(self.values)} runs)"
+            return f"{m} (one run)"
+        return f"{m} ({lo} to {hi}, {len(self.values)} runs)"
 
 
 def timed(call: Callable[[], Any]) -> tuple[float, Any]:
@@ -96,3 +97,12 @@ def machine_note() -> dict[str, Any]:
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d"),
     }
+
+
+def where_measured(table: pd.DataFrame) -> str:
+    """A stored table's own account of where it was measured (columns of :func:`machine_note`):
+    ``"Linux x86_64 (vm), 2 cores, load average 1.9 to 3.2, 2026-11-24"``."""
+    first = table.iloc[0]
+    load = table["load_1min"].dropna()
+    loads = f", load average {load.min():.1f} to {load.max():.1f}" if len(load) else ""
+    return f"{first['machine']}, {first['cores']} cores{loads}, {first['date']}"
