@@ -69,6 +69,9 @@ def test_breakdown_counts_the_chunks_count_words_cuts(tmp_path) -> None:
     assert set(table["job"]) == set(parallel.COSTS)
     assert (table["chunks"] == 8).all() and (table["bytes_sent"] > 0).all()
     assert (table["seconds"] >= 0).all() and len(table) == 2 * len(parallel.COSTS)
+    assert (table["cpu_s"] >= 0).all()
+    counting = table[table["job"] == parallel.COUNT]
+    assert (counting["cpu_s"] > 0).all()  # counting is this process's own work
 
 
 def test_plot_draws_one_errorbar_per_job_and_panel() -> None:
@@ -90,3 +93,18 @@ def test_where_measured_names_machine_cores_and_load() -> None:
     text = where_measured(table)
     assert text.endswith(f"cores, load average 1.9 to 3.2, {table['date'][0]}")
     assert text.startswith(table["machine"][0])
+
+
+def test_compare_and_expect_rank_only_apart_ranges() -> None:
+    from bpe_course.bench.repeat import compare, expect, machine_note
+
+    apart = pd.DataFrame(
+        {"job": ["v1", "v2"] * 3, "repeat": [0, 0, 1, 1, 2, 2], "seconds": [4, 2, 9, 3, 8, 1]}
+    ).assign(**machine_note())
+    line = compare(apart, "v1", "v2")
+    assert "(ranges apart)" in line
+    assert line.endswith("V1 / V2 round by round: 3.0x (2.0x to 8.0x, 3 runs)")
+    assert expect(apart, "v1", "v2").startswith("what you should see: V2 ahead of V1, the ranges")
+    close = apart.assign(seconds=[2, 2.5, 3, 2.8, 4, 3.5])
+    assert "(ranges overlap)" in compare(close, "v1", "v2")
+    assert "no clear winner" in expect(close, "v1", "v2")

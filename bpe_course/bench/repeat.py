@@ -104,5 +104,33 @@ def where_measured(table: pd.DataFrame) -> str:
     ``"Linux x86_64 (vm), 2 cores, load average 1.9 to 3.2, 2026-11-24"``."""
     first = table.iloc[0]
     load = table["load_1min"].dropna()
-    loads = f", load average {load.min():.1f} to {load.max():.1f}" if len(load) else ""
+    span = (
+        f"{load.min():.1f}" if load.min() == load.max() else f"{load.min():.1f} to {load.max():.1f}"
+    )
+    loads = f", load average {span}" if len(load) else ""
     return f"{first['machine']}, {first['cores']} cores{loads}, {first['date']}"
+
+
+def compare(table: pd.DataFrame, slower: str, faster: str) -> str:
+    """Two jobs run in turn: each one's spread, whether the ranges are apart, and the ratio
+    ``slower / faster`` round by round (names as the table's ``job`` column, shown upper case)."""
+    timing, ratio = spreads(table), ratio_spread(table, slower, faster)
+    apart = "ranges apart" if timing[slower].apart_from(timing[faster]) else "ranges overlap"
+    s, f = slower.upper(), faster.upper()
+    return (
+        f"{s} {timing[slower].text()}, {f} {timing[faster].text()} ({apart}); "
+        f"{s} / {f} round by round: {ratio.text('x', 1)}"
+    )
+
+
+def expect(stored: pd.DataFrame, slower: str, faster: str) -> str:
+    """The "what you should see" line of a comparison, from the stored full-size runs."""
+    timing, ratio = spreads(stored), ratio_spread(stored, slower, faster)
+    s, f = slower.upper(), faster.upper()
+    if timing[slower].apart_from(timing[faster]):
+        seen = (
+            f"{f} ahead of {s}, the ranges apart, by a ratio near the stored {ratio.text('x', 1)}"
+        )
+    else:
+        seen = f"no clear winner between {s} and {f}: the stored ranges overlap"
+    return f"what you should see: {seen}; stored on {where_measured(stored)}"
