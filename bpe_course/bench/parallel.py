@@ -3,15 +3,17 @@
 Counting a file's words with k workers divides the counting among k processes, and adds work one
 process does not do: starting the pool, pickling each chunk's counts in the worker, unpickling them
 in the parent, and adding them up there. Each of those costs is timed here on its own, in this
-process, on the very chunks ``count_words`` hands out; and the end-to-end runs with 1 and 2 workers
-are timed in turn, with repeats. From the costs, the time with k workers is predicted as
+process, on the very chunks ``count_words`` hands out, in wall and in CPU time; and the end-to-end
+runs with 1 and 2 workers are timed in turn, with repeats, with the CPU time of every process. From
+the CPU costs, the time with k workers on k free cores is predicted as
 
     start-up + (counting + pickling) / k + unpickling + adding up + encoding the words
 
-(the parent's share does not divide: Amdahl's law). Stored once at full size:
+(the parent's share does not divide: Amdahl's law). Stored once at full size (the ``note`` and
+``load_1min`` columns say how busy the machine was):
 
     nice -n 10 python -m bpe_course.bench.parallel 21.5MB 200MB --repeats 3 \\
-        --csv notebooks/results/parallel_pretokenize.csv
+        --csv notebooks/results/parallel_pretokenize.csv --note "..."
 """
 
 from __future__ import annotations
@@ -63,15 +65,16 @@ def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
 
 def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, tuple[float, float]], int, int]:
     """Each cost of counting ``path`` with ``workers`` workers, timed alone in this process:
-    ``({cost: (wall seconds, CPU seconds)}, chunks, bytes of pickled counts)``. The CPU seconds
-    are this process's own (for the pool's start-up, the children's are not in them): on a busy
-    machine they are what the work costs, where wall time also holds the waits for a core."""
+    ``({cost: (wall seconds, CPU seconds)}, chunks, bytes of pickled counts)``. CPU seconds are
+    this process's (and, for the pool's start-up, its workers'): on a busy machine they are what
+    the work costs, where wall time also holds the waits for a core."""
     clocks = (time.perf_counter, time.process_time)
-    start = [c() for c in clocks]
+    start, before = time.perf_counter(), os.times()
     with multiprocessing.get_context().Pool(workers) as pool:  # what count_words starts and stops
         pool.map(abs, range(workers))
+    after = os.times()  # the workers are joined: their CPU time is in the children's fields
     spent = {cost: [0.0, 0.0] for cost in COSTS}
-    spent[START] = [c() - s for c, s in zip(clocks, start)]
+    spent[START] = [time.perf_counter() - start, sum(after[:4]) - sum(before[:4])]
     tasks = chunk_tasks(path, SPECIALS, workers)
     totals: Counter[str] = Counter()
     sent = 0
@@ -169,14 +172,14 @@ def read_costs(table: pd.DataFrame, cores: Sequence[int] = (2, 4, 8)) -> list[st
     """What one size's table says, a line each: every cost with its range (wall and CPU time),
     the model against the measured runs for 1 and 2 workers, the cores the 2-worker runs had,
     and the speed-up the model predicts on more free cores, with its ceiling (the parent's share
-    alone). The model uses CPU seconds (wall for the start-up): what the work costs on a free
-    core, whatever else the machine was doing."""
+    alone). The model uses CPU seconds: what the work costs on a free core, whatever else the
+    machine was doing; on free cores, wall time comes close to it."""
     from bpe_course.bench.repeat import Spread, spreads
 
     parts = table[table["job"].isin(COSTS)]
     wall, cpu = spreads(parts), spreads(parts, value="cpu_s")
     runs = spreads(table[table["job"].isin(["1 worker", "2 workers"])])
-    costs = {c: (wall[c] if c == START else cpu[c]).median for c in COSTS}
+    costs = {c: cpu[c].median for c in COSTS}
     lines = [f"  {c:31} {wall[c].text(digits=3)}; CPU {cpu[c].median:.3f} s" for c in COSTS]
     sent, chunks = table["bytes_sent"].dropna().median(), table["chunks"].max()
     lines.append(f"  counts sent back: {sent / 1e6:.1f} MB in {chunks:.0f} chunks")
@@ -185,7 +188,19 @@ def read_costs(table: pd.DataFrame, cores: Sequence[int] = (2, 4, 8)) -> list[st
             f"  {name}: the model says {predicted_seconds(costs, n):.2f} s on "
             f"{n} free core{'s' if n > 1 else ''}; measured {runs[name].text()}"
         )
-    two = table[table["job"] == "2 workers"]
+    whole = {n: table[table["job"] == n] for n in ("1 worker", "2 workers")}
+    cpu_runs = {n: Spread(tuple(part["cpu_s"])) for n, part in whole.items()}
+    extra = cpu_runs["2 workers"].median - cpu_runs["1 worker"].median
+    lines.append(
+        f"  CPU time of all processes, whole job: 1 worker {cpu_runs['1 worker'].text()}, "
+        f"2 workers {cpu_runs['2 workers'].text()}: the second worker's extra work "
+        f"{extra:.2f} s ({extra / cpu_runs['1 worker'].median:.0%})"
+    )
+    one, two = whole["1 worker"], whole["2 workers"]
+    lines.append(
+        "  cores the runs had (CPU time / wall time): 1 worker "
+        f"{Spread(tuple(one['cpu_s'] / one['seconds'])).text('', 2)}"
+    )
     had = Spread(tuple(two["cpu_s"] / two["seconds"]))
     model, measured = predicted_seconds(costs, 2), runs["2 workers"]
     where = (
@@ -193,10 +208,7 @@ def read_costs(table: pd.DataFrame, cores: Sequence[int] = (2, 4, 8)) -> list[st
         if measured.low <= model <= measured.high
         else ("below every run" if model < measured.low else "above every run")
     )
-    lines.append(
-        f"  cores the 2-worker runs had (CPU time / wall time): {had.text('', 2)}; "
-        f"the model's time is {where}"
-    )
+    lines.append(f"  cores the runs had, 2 workers: {had.text('', 2)}; the model's time is {where}")
     serial = predicted_seconds(costs, 1)
     gains = ", ".join(f"{k} cores {serial / predicted_seconds(costs, k):.2f}x" for k in cores)
     parent = sum(costs[c] for c in COSTS if c not in DIVIDED)
