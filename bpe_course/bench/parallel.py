@@ -66,15 +66,15 @@ def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
 def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, tuple[float, float]], int, int]:
     """Each cost of counting ``path`` with ``workers`` workers, timed alone in this process:
     ``({cost: (wall seconds, CPU seconds)}, chunks, bytes of pickled counts)``. CPU seconds are
-    this process's (and, for the pool's start-up, its workers'): on a busy machine they are what
-    the work costs, where wall time also holds the waits for a core."""
+    this process's: on a busy machine they are what the work costs, where wall time also holds
+    the waits for a core. The workers' own start-up is not in them; the whole job's CPU time
+    (:func:`end_to_end`) holds it, with everything else the second worker adds."""
     clocks = (time.perf_counter, time.process_time)
-    start, before = time.perf_counter(), os.times()
+    start = [c() for c in clocks]
     with multiprocessing.get_context().Pool(workers) as pool:  # what count_words starts and stops
         pool.map(abs, range(workers))
-    after = os.times()  # the workers are joined: their CPU time is in the children's fields
     spent = {cost: [0.0, 0.0] for cost in COSTS}
-    spent[START] = [time.perf_counter() - start, sum(after[:4]) - sum(before[:4])]
+    spent[START] = [c() - s for c, s in zip(clocks, start)]
     tasks = chunk_tasks(path, SPECIALS, workers)
     totals: Counter[str] = Counter()
     sent = 0
