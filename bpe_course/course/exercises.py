@@ -32,6 +32,7 @@ from bpe_course.course.cases import (
 )
 from bpe_course.course.grader import grade_file, grade_function, grade_solution
 from bpe_course.course.grading import Exercise, Report
+from bpe_course.course.progress import Progress
 from bpe_course.course.widgets import show_source
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import notebooks_dir
@@ -143,6 +144,11 @@ def check(
     if hint and not report.passed:
         report = replace(report, hint=exercise.hint)
     return report
+
+
+def check_all(*, timeout: float | None = None) -> Progress:
+    """Every exercise's stub graded, in the course's order: a table with what to do next."""
+    return Progress(tuple(check(name, timeout=timeout) for name in EXERCISES))
 
 
 def shown_path(path: Path) -> str:

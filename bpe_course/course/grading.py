@@ -309,10 +309,12 @@ class Grading:
         """One paragraph whose first sentence names the limit that stopped the child."""
         kind, _, value = stop.limit.partition(":")
         doing, case = self.current or (None, None)
-        where = {
-            None: "while starting",
-            "loading": f"while loading {self.shown}",
-        }.get(doing, f"while your function worked on {self.exercise.show_case(case)}")
+        if doing is None:
+            where = "while starting"
+        elif doing == "loading":
+            where = f"while loading {self.shown}"
+        else:
+            where = f"while your function worked on {self.exercise.show_case(case)}"
         if kind == "time":
             return self.timeout_text(doing, case, float(value))
         if kind == "cpu":

@@ -165,9 +165,8 @@ def answer(serial: int, function, outcome: Callable, case: Any, load: Callable) 
 
 def explain(err: BaseException, student_file: str | None, shown: str) -> str:
     """The student's exception: type, message, and the line of their file it came from."""
-    from bpe_course.course.grading import short
-
-    text = f"{type(err).__name__}: {short(str(err), 300)}" if str(err) else type(err).__name__
+    message = str(err)[:300]
+    text = f"{type(err).__name__}: {message}" if message else type(err).__name__
     if isinstance(err, SyntaxError) and err.filename and err.lineno:  # in a module they import
         return f"{text} ({err.filename}, line {err.lineno})"
     frames = [

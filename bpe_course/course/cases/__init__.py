@@ -36,17 +36,19 @@ WIDE_NEW_ID = 5001  # fresh above every wide id, as a merge's is (above every id
 
 
 @st.composite
-def _wide_merge(draw):
-    word = draw(wide_words)
-    # The pair is mostly one that occurs (or nearly: two ids of the word), else any two ids.
+def _merge(draw, wide: bool):
+    word = draw(wide_words if wide else words)
+    any_ids = wide_ids if wide else ids
+    # The pair is mostly two ids of the word (often one that occurs), else any two ids.
     inside = st.tuples(st.sampled_from(word), st.sampled_from(word)) if word else pairs
-    pair = draw(st.one_of(inside, st.tuples(wide_ids, wide_ids)))
-    return word, pair, draw(st.sampled_from([WIDE_NEW_ID, 6000, 30000]))
+    pair = draw(st.one_of(inside, st.tuples(any_ids, any_ids)))
+    fresh = st.sampled_from([WIDE_NEW_ID, 6000, 30000]) if wide else new_ids
+    return word, pair, draw(fresh)
 
 
 def merge_inputs():
     """``(word, pair, new_id)``: small ids (overlaps) or ids across the real range."""
-    return st.one_of(st.tuples(words, pairs, new_ids), _wide_merge())
+    return st.one_of(_merge(False), _merge(True))
 
 
 def call(function, case: tuple) -> Any:
