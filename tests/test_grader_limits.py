@@ -5,7 +5,6 @@ alone; none asserts a wall time."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
