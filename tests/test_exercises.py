@@ -791,3 +791,103 @@ def test_every_plausible_wrong_answer_fails_with_a_small_counterexample(
     assert report.status == "failed", report.text
     assert wanted in report.text, report.text
     assert "\n" not in str(report) and len(report.text) < 1500  # one paragraph, readable
+
+
+# --- The student's path ---------------------------------------------------------------------------
+
+
+def test_a_function_object_is_graded_as_a_notebook_passes_it() -> None:
+    namespace: dict = {}
+    exec(textwrap.dedent(RIGHT["merge_word"]), namespace)  # as a notebook cell defines it
+    report = check("merge_word", namespace["merge_word"])
+    assert report.passed, report.text
+    assert report.text.startswith("merge_word: passed. Your function agreed with ")
+
+
+def test_a_path_as_the_second_argument(tmp_path) -> None:
+    path = student_file(tmp_path, "merge_word", MERGE_LOOP.replace("tuple(out)", "out"))
+    assert "(a list)" in check("merge_word", str(path)).text
+
+
+def test_the_stub_beside_the_opened_notebook_is_found_without_the_repository(
+    tmp_path, monkeypatch
+) -> None:
+    # A non-editable install: no repository, no handout marker; Jupyter names the notebook.
+    monkeypatch.setattr("bpe_course.paths.in_repository", lambda: False)
+    monkeypatch.delenv("BPE_COURSE_NOTEBOOKS", raising=False)
+    course = tmp_path / "course"
+    (course / "exercises").mkdir(parents=True)
+    student_file(course / "exercises", "merge_word", RIGHT["merge_word"])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(course / "05_v1_naive.ipynb"))
+    assert exercise_file("merge_word") == course / "exercises" / "merge_word.py"
+    assert check("merge_word").passed
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    monkeypatch.chdir(tmp_path)  # a clone's root, the package installed from a wheel
+    (tmp_path / "notebooks").mkdir()
+    (course / "exercises").rename(tmp_path / "notebooks" / "exercises")
+    assert exercise_file("merge_word") == tmp_path / "notebooks" / "exercises" / "merge_word.py"
+
+
+def test_check_all_prints_the_six_exercises_and_what_next(capsys) -> None:
+    assert main(["check", "--all"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["exercise", "status", "seconds", "speed"]
+    assert [line.split()[0] for line in lines[1:7]] == NAMES
+    assert all(line.split()[1:3] == ["not", "done"] for line in lines[1:7])
+    assert lines[-1].startswith("Next: write merge_word (notebook 05_v1_naive)")
+
+
+def test_hint_shows_the_exercises_hint_when_it_does_not_pass(capsys) -> None:
+    assert main(["check", "pop_best", "--hint"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[1] == f"Hint: {EXERCISES['pop_best'].hint}"
+    assert main(["check", "pop_best", "--solution", "--hint"]) == 0
+    assert "Hint" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_hint_is_the_notebooks_folded_one(name) -> None:
+    path = notebooks_dir() / f"{EXERCISES[name].notebook}.ipynb"
+    folded = [
+        " ".join("".join(cell["source"]).split())
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
+        if "<summary>Hint</summary>" in "".join(cell["source"])
+    ]
+    assert " ".join(EXERCISES[name].hint.split()) in folded[0]
+
+
+def test_empty_data_may_give_0_or_0_0(tmp_path) -> None:
+    starter = RIGHT["chunk_boundaries"].replace(
+        "cuts = [0]", "if not data:\n                return [0]\n            cuts = [0]"
+    )
+    assert check("chunk_boundaries", student_file(tmp_path, "chunk_boundaries", starter)).passed
+
+
+def test_a_right_but_slow_trainer_is_named_slow_not_an_endless_loop(tmp_path) -> None:
+    # Right on every small text, but too slow for the reference corpus's limit (1 s here).
+    slow = TRAINER.replace(
+        "        vocab = {i: bytes([i]) for i in range(256)}",
+        "        if len(text) > 10_000:\n            import time\n\n            time.sleep(30)\n"
+        "        vocab = {i: bytes([i]) for i in range(256)}",
+    )
+    report = check("train_bpe", student_file(tmp_path, "train_bpe", slow), timeout=3)
+    assert report.status == "failed"
+    assert "It is slow, not stuck, it seems: it answered" in report.text
+    assert "bpe-course bench --trainer" in report.text
+    assert "the reference corpus (100_000 bytes" in report.text
+    assert "make it with `bpe-course data generate --size 100000 --shape stories --seed 0`" in (
+        report.text
+    )
+
+
+@pytest.mark.slow
+def test_a_right_trainer_gets_a_speed_line_beside_the_verdict(tmp_path) -> None:
+    report = check("train_bpe", student_file(tmp_path, "train_bpe", TRAINER))
+    assert report.passed, report.text
+    assert report.speed.startswith("Speed (CS336's speed test: the reference corpus")
+    assert "half the course's V1" in report.speed and report.fast_enough in (True, False)
+    solution = check("train_bpe", solution=True)
+    assert solution.passed and solution.fast_enough, solution.speed
