@@ -685,7 +685,7 @@ FIXTURES = [
         "update_index",
         "the new pairs never added",
         RIGHT_INDEX.replace("pair_to_words.setdefault(p, set()).add(i)", "pass"),
-        "expected {0}, yours no entry",
+        "expected {0}, yours no entry. The index before the call: {(0, 0): {0}}.",
     ),
     (
         "update_index",
@@ -725,6 +725,15 @@ FIXTURES = [
             "return pair", "return min(p for p, c in pair_counts.items() if c == live)"
         ),
         "A tie: (0, 1) and (0, 0) both count 1; the heap's keys order them",
+    ),
+    (
+        "pop_best",
+        "pushed back with its old count: an endless loop",
+        RIGHT_POP.replace("if 0 < live < -neg_count:", "if 0 < live:").replace(
+            "(-live, key, pair)", "(neg_count, key, pair)"
+        ),
+        "stopped after 5 s without an answer on a heap holding (count, pair) [(9, (0, 1)), (5, "
+        "(0, 1))], pair_counts={(0, 1): 5}. That is the time limit of one call",
     ),
     # train_bpe
     (
@@ -891,3 +900,17 @@ def test_a_right_trainer_gets_a_speed_line_beside_the_verdict(tmp_path) -> None:
     assert "half the course's V1" in report.speed and report.fast_enough in (True, False)
     solution = check("train_bpe", solution=True)
     assert solution.passed and solution.fast_enough, solution.speed
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_stubs_worked_examples_hold_for_the_course_solution(name) -> None:
+    import ast
+    import doctest
+
+    tree = ast.parse(exercise_file(name).read_text(encoding="utf-8"))
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    globs = {name: EXERCISES[name].reference}  # the course's answer, in the stub's signature
+    test = doctest.DocTestParser().get_doctest(ast.get_docstring(function), globs, name, None, 0)
+    assert name == "train_bpe" or test.examples, f"{name}'s stub has no worked example"
+    failed = doctest.DocTestRunner().run(test, out=lambda text: None).failed
+    assert failed == 0

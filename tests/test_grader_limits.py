@@ -124,6 +124,21 @@ def test_an_endless_loop_on_the_first_input_is_stopped_by_its_time_limit(tmp_pat
     assert "the time limit of one call" in out
 
 
+def test_an_endless_trainer_is_stopped_on_the_first_tiny_text_within_seconds(tmp_path) -> None:
+    endless = (
+        "def train_bpe(input_path, vocab_size, special_tokens):\n    while True:\n        pass\n"
+    )
+    path = student_file(tmp_path, endless, "train_bpe")
+    code = f"from bpe_course.exercises import check\nprint(check('train_bpe', {str(path)!r}))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=180
+    )
+    # The first input is a small text: its limit is seconds (10), not the reference corpus's.
+    assert result.stdout.startswith(
+        "train_bpe: stopped after 10 s without an answer on text='low low low"
+    ), result.stdout + result.stderr
+
+
 @linux
 def test_a_20_gb_allocation_is_stopped_by_the_memory_limit(tmp_path) -> None:
     seen = tmp_path / "limit.txt"

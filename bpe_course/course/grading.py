@@ -349,7 +349,7 @@ class Grading:
             return f"the grader did not start within {STARTUP_SECONDS:g} s (is the machine very busy?)."
         if doing == "loading":
             return (
-                f"stopped after {seconds:g} s while loading {self.shown}: does the file run an "
+                f"stopped after {seconds:.3g} s while loading {self.shown}: does the file run an "
                 "endless loop when imported?"
             )
         elapsed = time.monotonic() - self.started
@@ -362,14 +362,14 @@ class Grading:
         if any(case is big for big in self.big) and self.answered:
             slowest_case, slowest = max(self.answered, key=lambda answered: answered[1])
             return (
-                f"stopped after {seconds:g} s on {shown}, this input's time limit (scaled to its "
+                f"stopped after {seconds:.3g} s on {shown}, this input's time limit (scaled to its "
                 f"size). It is slow, not stuck, it seems: it answered {len(self.answered)} inputs "
                 f"before, the slowest ({self.exercise.show_case(slowest_case)}) in {slowest:.2f} s. "
                 f"Time it beside the course's trainers with `bpe-course bench --trainer "
                 f"{name}:{name}`, or allow more with --timeout."
             )
         return (
-            f"stopped after {seconds:g} s without an answer on {shown}. That is the time limit of "
+            f"stopped after {seconds:.3g} s without an answer on {shown}. That is the time limit of "
             "one call: an endless loop? Check that every pass of your loop moves forward (or "
             "allow more time with --timeout)."
         )
