@@ -914,3 +914,17 @@ def test_the_stubs_worked_examples_hold_for_the_course_solution(name) -> None:
     assert name == "train_bpe" or test.examples, f"{name}'s stub has no worked example"
     failed = doctest.DocTestRunner().run(test, out=lambda text: None).failed
     assert failed == 0
+
+
+def test_the_command_a_report_names_makes_the_reference_corpus(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from bpe_course.course.cases import train_bpe as cases
+
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
+    corpus = cases.reference_corpus()
+    command = cases.REPRODUCE.split()
+    assert f"`{cases.REPRODUCE}`" in repr(corpus) and command[0] == "bpe-course"
+    assert main(command[1:]) == 0
+    made = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    assert made.read_text(encoding="utf-8") == corpus.text

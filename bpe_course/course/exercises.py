@@ -7,6 +7,8 @@ Each notebook from 05 to 10 asks for one function; its stub is ``notebooks/exerc
 >>> from bpe_course.exercises import check
 >>> check("merge_word")  # doctest: +SKIP
 merge_word: passed. Your function agreed with bpe_course.trainers.common.merge_word on ...
+>>> check("merge_word", my_merge_word)  # a function defined in the notebook  # doctest: +SKIP
+>>> check_all()  # the six exercises: status, time, what next  # doctest: +SKIP
 
 The solutions are the package's own code, named in each exercise's ``solution``.
 """

@@ -34,7 +34,8 @@ def file_problem(name: str, path: Path, shown: str) -> str | None:
     if not path.is_file():
         return (
             f"{name}: no file {shown}. The stub is notebooks/exercises/{name}.py in the course; "
-            "write your function there, or name your file with --file."
+            f"write your function there, or name your file or function: check({name!r}, "
+            f"'my_file.py') or check({name!r}, my_function) in a notebook, --file in a terminal."
         )
     try:
         source = path.read_text(encoding="utf-8")
