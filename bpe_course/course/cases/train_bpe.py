@@ -30,6 +30,7 @@ from bpe_course.course.grading import short
 from bpe_course.pretokenize import END_OF_TEXT, count_words_in_text, split_on_special_tokens
 from bpe_course.reference.sennrich import PAPER_EXAMPLE
 from bpe_course.trainers import v5_heap
+from bpe_course.trainers.common import merge_word
 
 NOTEBOOK = "10_fast_max"
 SUMMARY = "capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens)"
@@ -236,7 +237,8 @@ def tie_note(text: str, special_tokens: list[str], wanted: list, merges: list) -
             for w, n in count_words_in_text(text, special_tokens).items()
         }
     for left, right in wanted[:step]:
-        words = {merge_bytes(word, left, right): n for word, n in words.items()}
+        # merge_word takes any tokens: here bytes, the merged token being their concatenation
+        words = {merge_word(word, (left, right), left + right): n for word, n in words.items()}
     counts: dict = {}
     for word, n in words.items():
         for pair in zip(word, word[1:]):
@@ -248,18 +250,6 @@ def tie_note(text: str, special_tokens: list[str], wanted: list, merges: list) -
             "greater (left bytes, right bytes) wins."
         )
     return f" Then {ours!r} occurs {counts.get(ours, 0)} times, {yours!r} {counts.get(yours, 0)}."
-
-
-def merge_bytes(word: tuple, left: bytes, right: bytes) -> tuple:
-    out, i = [], 0
-    while i < len(word):
-        if i + 1 < len(word) and word[i] == left and word[i + 1] == right:
-            out.append(left + right)
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return tuple(out)
 
 
 def shape_problem(actual: Any) -> str | None:
