@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.repeat import interleaved, machine_note
+from bpe_course.bench.repeat import machine_note, time_in_turn
 from bpe_course.pretokenize import END_OF_TEXT
 from bpe_course.trainers import get_trainer
 
@@ -98,7 +98,7 @@ def side_by_side(
         v: (lambda v=v: get_trainer(v).merge_loop(word_counts, vocab_size, SPECIALS))
         for v in versions
     }
-    return interleaved(jobs, repeats, warmup).assign(vocab_size=vocab_size)
+    return time_in_turn(jobs, repeats, warmup).assign(vocab_size=vocab_size)
 
 
 def stored_lesson(name: str) -> pd.DataFrame:
