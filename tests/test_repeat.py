@@ -128,6 +128,15 @@ def test_time_in_turn_runs_jobs_in_turn_and_drops_warmups() -> None:
         time_in_turn(jobs, repeats=0)
 
 
+def test_time_in_turn_can_read_the_cpu_clock_too() -> None:
+    table = time_in_turn(
+        {"busy": lambda: sum(range(200_000)), "idle": lambda: None}, 2, 0, cpu=True
+    )
+    assert list(table.columns) == ["job", "repeat", "seconds", "cpu_s"]
+    assert (table["cpu_s"] >= 0).all() and len(table) == 4
+    assert "cpu_s" not in time_in_turn({"idle": lambda: None}, 1, 0).columns
+
+
 def test_ratio_is_taken_round_by_round() -> None:
     table = pd.DataFrame(
         {"job": ["v1", "v2"] * 3, "repeat": [0, 0, 1, 1, 2, 2], "seconds": [4, 2, 9, 3, 8, 1]}

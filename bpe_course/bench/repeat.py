@@ -18,9 +18,11 @@ import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
+
+T = TypeVar("T")
 
 
 def below(high: Any, low: Any) -> Any:
@@ -93,29 +95,41 @@ class Spread:
         )
 
 
-def timed(call: Callable[[], Any]) -> tuple[float, Any]:
-    """Seconds of one call (after a garbage collection, so that one job's garbage is not
-    collected on another's clock) and what it returned."""
+def kept_rounds(one_round: Callable[[], T], repeats: int = 3, warmup: int = 1) -> list[T]:
+    """``one_round()`` run ``warmup + repeats`` times; what the last ``repeats`` returned, in
+    order (the list index is the ``repeat``): the warm-up rounds are run and dropped."""
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"need repeats >= 1 and warmup >= 0, not {repeats} and {warmup}")
+    return [one_round() for _ in range(warmup + repeats)][warmup:]
+
+
+def timed(call: Callable[[], Any]) -> dict[str, float]:
+    """``seconds`` (wall) and ``cpu_s`` (user + system of this process and of the children it
+    has joined: CPU / wall is how many cores the call really had) of one call, after a garbage
+    collection, so that one job's garbage is not collected on another's clock."""
     gc.collect()
-    start = time.perf_counter()
-    result = call()
-    return time.perf_counter() - start, result
+    before, start = os.times(), time.perf_counter()
+    call()
+    seconds, after = time.perf_counter() - start, os.times()
+    return {"seconds": seconds, "cpu_s": sum(after[:4]) - sum(before[:4])}
 
 
 def time_in_turn(
-    jobs: Mapping[str, Callable[[], Any]], repeats: int = 3, warmup: int = 1
+    jobs: Mapping[Any, Callable[[], Any]], repeats: int = 3, warmup: int = 1, cpu: bool = False
 ) -> pd.DataFrame:
     """Run every job once per round, in turn, for ``warmup + repeats`` rounds; keep the last
-    ``repeats``. One row per kept run: ``job``, ``repeat`` (0-based), ``seconds``."""
-    if repeats < 1 or warmup < 0:
-        raise ValueError(f"need repeats >= 1 and warmup >= 0, not {repeats} and {warmup}")
-    rows = []
-    for round_ in range(warmup + repeats):
-        for name, call in jobs.items():
-            seconds, _ = timed(call)
-            if round_ >= warmup:
-                rows.append({"job": name, "repeat": round_ - warmup, "seconds": seconds})
-    return pd.DataFrame(rows, columns=["job", "repeat", "seconds"])
+    ``repeats``. One row per kept run: ``job``, ``repeat`` (0-based), ``seconds`` (and ``cpu_s``
+    with ``cpu``)."""
+    columns = ["job", "repeat", "seconds"] + (["cpu_s"] if cpu else [])
+    rounds = kept_rounds(
+        lambda: {name: timed(call) for name, call in jobs.items()}, repeats, warmup
+    )
+    rows = [
+        {"job": name, "repeat": repeat} | clocks
+        for repeat, one_round in enumerate(rounds)
+        for name, clocks in one_round.items()
+    ]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def spreads(table: pd.DataFrame, by: str | Sequence[str] = "job", value: str = "seconds") -> dict:
