@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from bpe_course.bench.harness import append_row, context
+from bpe_course.bench.repeat import below
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import data_dir
@@ -208,8 +209,8 @@ def crossover(
         return {"v4_ahead_until": None, "v5_ahead_from": None, "repeats": [], "last": None}
     wide = wide.dropna()
     fast, slow = wide[v5], wide[v4]
-    v5_clear = fast.max(axis=1) < slow.min(axis=1)
-    v4_clear = slow.max(axis=1) < fast.min(axis=1)
+    v5_clear = below(fast.max(axis=1), slow.min(axis=1))  # every repeat of v5 ahead
+    v4_clear = below(slow.max(axis=1), fast.min(axis=1))
     vocabs = list(wide.index)
     v4_until = max((v for v in vocabs if v4_clear[v]), default=None)
     v5_from = None

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.repeat import interleaved, machine_note
+from bpe_course.bench.repeat import kept_rounds, machine_note, time_in_turn
 from bpe_course.pretokenize import END_OF_TEXT
 from bpe_course.trainers import get_trainer
 
@@ -62,15 +62,16 @@ def by_vocab(
 ) -> pd.DataFrame:
     """:func:`time_to_vocab_sizes`, ``warmup + repeats`` times, warm-ups dropped: one row per
     (``vocab_size``, ``repeat``) with ``seconds``."""
-    rows = []
-    for round_ in range(warmup + repeats):
-        reached = time_to_vocab_sizes(version, word_counts, vocab_sizes)
-        if round_ >= warmup:
-            rows += [
-                {"job": version, "vocab_size": v, "repeat": round_ - warmup, "seconds": s}
-                for v, s in reached.items()
-            ]
-    return pd.DataFrame(rows)
+    rounds = kept_rounds(
+        lambda: time_to_vocab_sizes(version, word_counts, vocab_sizes), repeats, warmup
+    )
+    return pd.DataFrame(
+        [
+            {"job": version, "vocab_size": v, "repeat": repeat, "seconds": s}
+            for repeat, reached in enumerate(rounds)
+            for v, s in reached.items()
+        ]
+    )
 
 
 def per_merge_ms(table: pd.DataFrame) -> pd.DataFrame:
@@ -98,7 +99,7 @@ def side_by_side(
         v: (lambda v=v: get_trainer(v).merge_loop(word_counts, vocab_size, SPECIALS))
         for v in versions
     }
-    return interleaved(jobs, repeats, warmup).assign(vocab_size=vocab_size)
+    return time_in_turn(jobs, repeats, warmup).assign(vocab_size=vocab_size)
 
 
 def stored_lesson(name: str) -> pd.DataFrame:

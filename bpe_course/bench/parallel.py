@@ -18,9 +18,7 @@ the CPU costs, the time with k workers on k free cores is predicted as
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
-import os
 import pickle
 import time
 from collections import Counter
@@ -29,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.repeat import machine_note
+from bpe_course.bench.repeat import kept_rounds, machine_note, time_in_turn
 from bpe_course.pretokenize import END_OF_TEXT, chunk_tasks, count_chunk, count_words
 
 SPECIALS = (END_OF_TEXT,)
@@ -50,17 +48,11 @@ def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
     """``count_words`` with 1 and with 2 workers, in turn: ``job`` (workers), ``repeat``,
     ``seconds`` and ``cpu_s``, the CPU seconds of this process and its workers (CPU / wall is
     how many cores the run really had). Two workers are forced even on a small file."""
-    rows = []
-    for round_ in range(warmup + repeats):
-        for n in (1, 2):
-            gc.collect()
-            before, start = os.times(), time.perf_counter()
-            count_words(path, SPECIALS, workers=n, min_bytes_per_worker=1)
-            seconds, after = time.perf_counter() - start, os.times()
-            cpu = sum(after[:4]) - sum(before[:4])  # user + system, self and joined children
-            if round_ >= warmup:
-                rows.append({"job": n, "repeat": round_ - warmup, "seconds": seconds, "cpu_s": cpu})
-    return pd.DataFrame(rows)
+    jobs = {
+        n: lambda n=n: count_words(path, SPECIALS, workers=n, min_bytes_per_worker=1)
+        for n in (1, 2)
+    }
+    return time_in_turn(jobs, repeats, warmup, cpu=True)
 
 
 def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, tuple[float, float]], int, int]:
@@ -105,15 +97,13 @@ def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, tuple[float, 
 def breakdown(path: Path, workers: int = 2, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
     """:func:`one_breakdown` ``warmup + repeats`` times, warm-ups dropped: ``job`` (the cost),
     ``repeat``, ``seconds``, ``cpu_s``, ``chunks``, ``bytes_sent``."""
-    rows = []
-    for round_ in range(warmup + repeats):
-        spent, chunks, sent = one_breakdown(path, workers)
-        if round_ >= warmup:
-            for cost, (wall, cpu) in spent.items():
-                rows.append(
-                    {"job": cost, "repeat": round_ - warmup, "seconds": wall, "cpu_s": cpu}
-                    | {"chunks": chunks, "bytes_sent": sent}
-                )
+    rounds = kept_rounds(lambda: one_breakdown(path, workers), repeats, warmup)
+    rows = [
+        {"job": cost, "repeat": repeat, "seconds": wall, "cpu_s": cpu}
+        | {"chunks": chunks, "bytes_sent": sent}
+        for repeat, (spent, chunks, sent) in enumerate(rounds)
+        for cost, (wall, cpu) in spent.items()
+    ]
     return pd.DataFrame(rows)
 
 
