@@ -24,8 +24,8 @@ split out inside each piece; a special token that holds a space would be cut by 
 the plain pattern runs instead (:func:`count_words` falls back).
 
 Files are cut into chunks just after an ASCII letter or digit followed by a space (a cut, by the
-first rule, and never inside a UTF-8 character), so the counts are the same for any number of
-workers. Each worker adds up the pieces of all its chunks and runs the pattern once per distinct
+first rule, and never inside a UTF-8 character), or, where a stretch has none, at a safe cut of
+:mod:`bpe_course.cuts`, so the counts are the same for any number of workers. Each worker adds up the pieces of all its chunks and runs the pattern once per distinct
 piece at the end.
 """
 
@@ -41,6 +41,7 @@ from pathlib import Path
 
 import regex
 
+from bpe_course.cuts import refine
 from bpe_course.pretokenize import (
     GPT2_REGEX,
     MIN_BYTES_PER_WORKER,
@@ -327,6 +328,9 @@ def count_words(
     size = path.stat().st_size
     n_workers = effective_workers(size, workers, min_bytes_per_worker)
     cuts = find_cuts(path, max(math.ceil(size / CHUNK_BYTES), n_workers))
+    # text with no ASCII letter or digit before a space (Russian, Chinese) gets none of those
+    # cuts: cut it at safe cuts, so memory follows CHUNK_BYTES there too
+    cuts = refine(path, cuts, CHUNK_BYTES, special_tokens)
     ranges = list(zip(cuts[:-1], cuts[1:]))
     n_workers = min(n_workers, len(ranges))
     if n_workers == 1:

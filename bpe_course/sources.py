@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import glob
 import gzip
+import io
 import math
 import os
 import zlib
@@ -33,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from bpe_course.cuts import next_safe_cut
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import (
     MAX_CHUNK_BYTES,
@@ -41,9 +43,9 @@ from bpe_course.pretokenize import (
     _count_strings,
     _encode_keys,
     count_chunk,
+    cut_file,
     decode_utf8,
     effective_workers,
-    find_chunk_boundaries,
     pick_split_token,
 )
 
@@ -54,6 +56,7 @@ Corpus = PathLike | Sequence[PathLike]
 GZIP_SUFFIX = ".gz"
 _GZIP_MAGIC = b"\x1f\x8b"
 _GLOB_CHARACTERS = frozenset("*?[")
+_TAIL_BLOCK = 1 << 16  # where a .gz block looks for its last safe cut: 2 of these from its end
 
 
 class ByteRange(NamedTuple):
@@ -145,8 +148,6 @@ def plan_ranges(
 
     A plain file gets a share of the tasks in proportion to its size, at least one.
     """
-    split = pick_split_token(special_tokens)
-    split_bytes = split.encode("utf-8") if split else None
     plain = [path for path in paths if not path.name.endswith(GZIP_SUFFIX)]
     plain_bytes = sum(path.stat().st_size for path in plain)
     ranges = []
@@ -158,7 +159,7 @@ def plan_ranges(
             ranges.append(ByteRange(str(path), 0, size))
             continue
         wanted = max(round(tasks * size / plain_bytes), math.ceil(size / MAX_CHUNK_BYTES), 1)
-        boundaries = find_chunk_boundaries(path, wanted, split_bytes)
+        boundaries = cut_file(path, wanted, special_tokens)
         ranges.extend(ByteRange(str(path), a, b) for a, b in zip(boundaries, boundaries[1:]))
     return ranges
 
@@ -184,10 +185,11 @@ def count_range(byte_range: ByteRange, special_tokens: Sequence[str]) -> Counter
 
 
 def _count_gzip(path: str, special_tokens: Sequence[str]) -> Counter[str]:
-    """Stream a ``.gz`` file in blocks, counting up to the last document boundary of each.
+    """Stream a ``.gz`` file in blocks, counting each up to its last cut: the last document
+    boundary or the last safe cut (:mod:`bpe_course.cuts`), whichever comes later.
 
-    Memory holds one block plus the unfinished document after its last boundary. Without a safe
-    split token there is no boundary, and the file is counted whole (as a plain file would be).
+    Memory holds one block plus what follows its last cut: a few bytes, unless the text has no
+    cut at all for a long stretch (one huge pretoken).
     """
     split = pick_split_token(special_tokens)
     token = split.encode("utf-8") if split else b""
@@ -200,6 +202,7 @@ def _count_gzip(path: str, special_tokens: Sequence[str]) -> Counter[str]:
             search_from = max(1, len(pending) - len(token) + 1)
             pending += block
             cut = pending.rfind(token, search_from) if token else -1
+            cut = max(cut, _last_safe_cut(pending, special_tokens))
             if cut > 0:
                 text = decode_utf8(pending[:cut], path, counted, " of the decompressed data")
                 counts.update(_count_strings(text, special_tokens))
@@ -209,6 +212,13 @@ def _count_gzip(path: str, special_tokens: Sequence[str]) -> Counter[str]:
         text = decode_utf8(pending, path, counted, " of the decompressed data")
         counts.update(_count_strings(text, special_tokens))
     return counts
+
+
+def _last_safe_cut(data: bytearray, special_tokens: Sequence[str]) -> int:
+    """A safe cut among the last 128 KB of ``data`` (its offset), or -1 if there is none."""
+    start = max(0, len(data) - 2 * _TAIL_BLOCK)
+    cut = next_safe_cut(io.BytesIO(bytes(data[start:])), 0, special_tokens)
+    return -1 if cut is None else start + cut
 
 
 def _count_range_sized(args: tuple[ByteRange, Sequence[str]]) -> tuple[int, Counter[str]]:
