@@ -338,23 +338,35 @@ def count_words(
 
     import multiprocessing
 
-    context = multiprocessing.get_context(start_method)
-    queue = context.SimpleQueue()
+    from bpe_course.pool import process_pool
+
+    queue = multiprocessing.get_context(start_method).SimpleQueue()
     tasks = [(str(path), ranges[i::n_workers], tuple(special_tokens)) for i in range(n_workers)]
-    with context.Pool(n_workers, initializer=_init_worker, initargs=(queue,)) as pool:
-        pending = pool.map_async(_count_ranges_reporting, tasks)
-        for _ in range(len(ranges)):  # one report per chunk, unless a worker fails
-            while not pending.ready() and queue.empty():
-                pending.wait(0.05)
-            if queue.empty():
-                break
-            done = queue.get()
-            if on_chunk is not None:
-                on_chunk(done)
-        results = pending.get()
+    with process_pool(n_workers, start_method, _init_worker, (queue,)) as pool:
+        futures = [pool.submit(_count_ranges_reporting, task) for task in tasks]
+        _relay_progress(futures, queue, len(ranges), on_chunk)
+        results = [future.result() for future in futures]
     totals = results[0]
     for result in results[1:]:
         get = totals.get
         for word, count in result.items():
             totals[word] = get(word, 0) + count
     return totals
+
+
+def _relay_progress(futures, queue, reports: int, on_chunk: Callable[[int], None] | None) -> None:
+    """Pass on the workers' reports, one per chunk, until all are in or a task fails (its error,
+    or a dead worker's, is raised here)."""
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
+    for _ in range(reports):
+        while queue.empty():
+            done, _ = wait(futures, timeout=0.05, return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is not None:
+                    future.result()
+            if len(done) == len(futures) and queue.empty():
+                return
+        size = queue.get()
+        if on_chunk is not None:
+            on_chunk(size)

@@ -287,11 +287,10 @@ def count_words(
         results = map(_count_chunk_star, tasks)
         _add_up(totals, results, on_chunk)
     else:
-        import multiprocessing
+        from bpe_course.pool import map_unordered, process_pool
 
-        context = multiprocessing.get_context(start_method)
-        with context.Pool(min(n_workers, len(tasks))) as pool:
-            _add_up(totals, pool.imap_unordered(_count_chunk_star, tasks), on_chunk)
+        with process_pool(min(n_workers, len(tasks)), start_method) as pool:
+            _add_up(totals, map_unordered(pool, _count_chunk_star, tasks), on_chunk)
     return _encode_keys(totals)
 
 

@@ -249,8 +249,8 @@ def count_sources(
     if n_workers == 1 or len(tasks) <= 1:
         _add_up(totals, map(_count_range_sized, tasks), on_range)
     else:
-        import multiprocessing
+        from bpe_course.pool import map_unordered, process_pool
 
-        with multiprocessing.get_context().Pool(min(n_workers, len(tasks))) as pool:
-            _add_up(totals, pool.imap_unordered(_count_range_sized, tasks), on_range)
+        with process_pool(min(n_workers, len(tasks))) as pool:
+            _add_up(totals, map_unordered(pool, _count_range_sized, tasks), on_range)
     return _encode_keys(totals)
