@@ -58,10 +58,17 @@ else:
 """
 
 
-def run_bounded(command: list[str], timeout: float) -> subprocess.CompletedProcess | None:
+def run_bounded(
+    command: list[str], timeout: float, env: dict | None = None
+) -> subprocess.CompletedProcess | None:
     """Run ``command`` in its own session; past ``timeout``, kill its whole group, return None."""
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
     )
     try:
         out, err = process.communicate(timeout=timeout)

@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import signal
 import sys
+import threading
 import time
 import warnings
 
@@ -142,5 +145,29 @@ def peak_rss_children_mb() -> float:
     return peak / 1e6 if sys.platform == "darwin" else peak / 1e3
 
 
+PARENT_VARIABLE = "BPE_COURSE_BENCH_PARENT"  # the pid of the process that started a worker
+
+
+def exit_with_parent(interval_s: float = 0.5) -> None:
+    """End this process, and its group if it leads one, once the process that started it is gone.
+
+    A worker runs in its own session, where no Ctrl-C or hang-up reaches it: if the benchmark is
+    killed (SIGTERM, SIGKILL) before it can stop the worker, the worker would run on, parented to
+    init, for hours. A daemon thread notices the new parent and ends it.
+    """
+    # the parent's pid as it gave it: by the time this runs, the parent may already be gone
+    parent = int(os.environ.get(PARENT_VARIABLE) or os.getppid())
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval_s)
+        if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
+            os.killpg(os.getpid(), signal.SIGKILL)  # the pool it may have started goes too
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
+
+
 if __name__ == "__main__":
+    exit_with_parent()
     print(json.dumps(run(json.loads(sys.argv[1]))))
