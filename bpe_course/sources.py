@@ -28,6 +28,7 @@ import gzip
 import io
 import math
 import os
+import stat
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -120,6 +121,11 @@ def check_file(path: Path) -> Path:
         raise BPEInputError(f"corpus file not found: {path}")
     if path.is_dir():
         raise BPEInputError(f"{path} is a directory; give the path of a text file")
+    kind = _special_kind(path)
+    if kind:  # refused before it is opened: opening a FIFO no one writes blocks forever
+        raise BPEInputError(
+            f"{path} is not a regular file but {kind}; give the path of a text file"
+        )
     try:
         with open(path, "rb") as f:
             head = f.read(2)
@@ -128,6 +134,19 @@ def check_file(path: Path) -> Path:
     if path.name.endswith(GZIP_SUFFIX) and head and head != _GZIP_MAGIC:
         raise BPEInputError(f"{path} ends in {GZIP_SUFFIX} but is not gzip data")
     return path
+
+
+def _special_kind(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (``"a FIFO"``, ...), else None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # open() then says what is wrong
+    if stat.S_ISREG(mode):
+        return None
+    kinds = {stat.S_ISFIFO: "a FIFO (named pipe)", stat.S_ISSOCK: "a socket"}
+    kinds |= {stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device"}
+    return next((name for test, name in kinds.items() if test(mode)), "not a file")
 
 
 def describe(paths: Sequence[Path]) -> str:
