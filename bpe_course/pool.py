@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import signal
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -33,7 +36,10 @@ def process_pool(
     down on exit; a worker's death while it is open raises :class:`WorkerDiedError`."""
     context = multiprocessing.get_context(start_method)
     executor = ProcessPoolExecutor(
-        workers, mp_context=context, initializer=initializer, initargs=initargs
+        workers,
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(os.getpid(), initializer, initargs),
     )
     try:
         yield executor
@@ -75,6 +81,45 @@ def who_died(processes: list[multiprocessing.process.BaseProcess]) -> str:
     if code is not None and code < 0:
         return f"{who} was killed by {signal.Signals(-code).name}; the run stopped"
     return f"{who} exited with status {code}; the run stopped (out of memory?)"
+
+
+def exit_with_parent(parent: int | None = None, interval_s: float = 0.5) -> None:
+    """End this process (and its group, if it leads one) once ``parent`` is gone.
+
+    A process killed by SIGTERM or SIGKILL cannot stop its workers, and a pool worker waiting
+    for its next task would wait forever. A daemon thread notices that the parent is gone (this
+    process has a new parent, or ``parent`` no longer exists) and ends it. ``parent``: the pid as
+    the parent gave it (by the time this runs, the parent may already be gone); default: ours now.
+    """
+    parent = os.getppid() if parent is None else parent
+    first_parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == first_parent and _exists(parent):
+            time.sleep(interval_s)
+        if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
+            os.killpg(os.getpid(), signal.SIGKILL)  # a benchmark worker: its own pool goes too
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists; elsewhere (Windows) signal 0 is not a probe
+        return True
+    return True
+
+
+def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    # The pool's own Ctrl-C handling is the parent's: it kills the workers (see process_pool).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent(parent)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def _processes(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:

@@ -11,12 +11,11 @@ import hashlib
 import json
 import math
 import os
-import signal
 import sys
-import threading
 import time
 import warnings
 
+from bpe_course.pool import exit_with_parent
 from bpe_course.trainers import ALL_TRAINERS, get_trainer
 
 
@@ -148,26 +147,12 @@ def peak_rss_children_mb() -> float:
 PARENT_VARIABLE = "BPE_COURSE_BENCH_PARENT"  # the pid of the process that started a worker
 
 
-def exit_with_parent(interval_s: float = 0.5) -> None:
-    """End this process, and its group if it leads one, once the process that started it is gone.
-
-    A worker runs in its own session, where no Ctrl-C or hang-up reaches it: if the benchmark is
-    killed (SIGTERM, SIGKILL) before it can stop the worker, the worker would run on, parented to
-    init, for hours. A daemon thread notices the new parent and ends it.
-    """
-    # the parent's pid as it gave it: by the time this runs, the parent may already be gone
-    parent = int(os.environ.get(PARENT_VARIABLE) or os.getppid())
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(interval_s)
-        if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
-            os.killpg(os.getpid(), signal.SIGKILL)  # the pool it may have started goes too
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
+def exit_with_benchmark() -> None:
+    """End this worker, and the pool it may have started, if the benchmark that started it dies
+    (in its own session, no Ctrl-C reaches it): see :func:`bpe_course.pool.exit_with_parent`."""
+    exit_with_parent(int(os.environ.get(PARENT_VARIABLE) or os.getppid()))
 
 
 if __name__ == "__main__":
-    exit_with_parent()
+    exit_with_benchmark()
     print(json.dumps(run(json.loads(sys.argv[1]))))
