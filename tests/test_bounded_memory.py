@@ -35,14 +35,14 @@ def peak_mb():
             return int(line.split()[1]) / 1024
 
 pretokenize.MAX_CHUNK_BYTES = sources.MAX_CHUNK_BYTES = pieces.CHUNK_BYTES = {chunk}
-how, path = sys.argv[1], sys.argv[2]
+how, path, specials = sys.argv[1], sys.argv[2], sys.argv[3:]
 count = {{"pattern": pretokenize.count_words, "pieces": pieces.count_words}}.get(how)
 calls = []
 before = peak_mb()
 if count is None:
-    counts = sources.count_sources(path, [], workers=1)
+    counts = sources.count_sources(path, specials, workers=1)
 else:
-    counts = count(path, [], workers=1, on_chunk=calls.append)
+    counts = count(path, specials, workers=1, on_chunk=calls.append)
 print(json.dumps({{"before": before, "grew_mb": peak_mb() - before, "chunks": len(calls), "words": sum(counts.values())}}))
 """
 
@@ -64,9 +64,9 @@ def russian(tmp_path_factory) -> tuple[Path, Path, int]:
     return plain, packed, text.count(" ") + 1
 
 
-def measure(how: str, path: Path) -> dict:
+def measure(how: str, path: Path, specials: list[str]) -> dict:
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(chunk=CHUNK), how, str(path)],
+        [sys.executable, "-c", SCRIPT.format(chunk=CHUNK), how, str(path), *specials],
         capture_output=True,
         text=True,
         timeout=120,
@@ -75,17 +75,32 @@ def measure(how: str, path: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+# No special token; or one that never occurs (the usual <|endoftext|>, on a corpus without it).
+SPECIALS = pytest.mark.parametrize("specials", [[], ["<|endoftext|>"]], ids=["none", "absent"])
+
+
+@SPECIALS
 @pytest.mark.parametrize("how", ["pattern", "pieces"])
-def test_a_file_without_a_separator_is_streamed(russian, how: str) -> None:
+def test_a_file_without_a_separator_is_streamed(russian, how: str, specials) -> None:
     plain, _, words = russian
-    result = measure(how, plain)
+    result = measure(how, plain, specials)
     assert result["words"] == words  # every word counted once
     assert result["grew_mb"] < BOUND_MB, result
     assert result["chunks"] >= TEXT_BYTES // CHUNK // 2  # the progress bar moves per chunk
 
 
-def test_a_gz_without_a_separator_is_streamed(russian) -> None:
+@SPECIALS
+def test_a_gz_without_a_separator_is_streamed(russian, specials) -> None:
     _, packed, words = russian
-    result = measure("gz", packed)
+    result = measure("gz", packed, specials)
     assert result["words"] == words
     assert result["grew_mb"] < BOUND_MB, result
+
+
+def test_a_file_without_a_separator_is_planned_as_many_tasks(russian) -> None:
+    # the ranges a Dask cluster (or a process pool) runs as tasks: one per file before
+    from bpe_course.sources import plan_ranges
+
+    plain, _, _ = russian
+    assert len(plan_ranges([plain], [], tasks=8)) >= 8
+    assert len(plan_ranges([plain], ["<|endoftext|>"], tasks=8)) >= TEXT_BYTES // 32_000_000
