@@ -125,7 +125,8 @@ def dask_client(
 
 def _check_reachable(scheduler: str) -> None:
     """One TCP connection to the scheduler's address, given a few seconds: a refused or unknown
-    address is one line at once, where the client would retry it for its whole timeout."""
+    address is one line at once (the client would retry it for its whole timeout), and so is a
+    listener that never answers (the client would wait on it forever)."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
     try:
@@ -136,7 +137,16 @@ def _check_reachable(scheduler: str) -> None:
     if scheme not in ("tcp", "tls"):
         return  # other transports (inproc, ucx): left to the client
     try:
-        socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S).close()
+        with socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S) as probe:
+            # a Dask scheduler speaks first (its handshake) over plain tcp; over tls the client
+            # does. Something that listens but stays silent would hold the client forever.
+            if scheme == "tcp" and not probe.recv(1):
+                raise ConnectionResetError("the connection was closed at once")
+    except TimeoutError:
+        raise BPEInputError(
+            f"something at {scheduler} took the connection but did not answer as a Dask "
+            f"scheduler within {PROBE_TIMEOUT_S} s (is the address right?)"
+        ) from None
     except OSError as err:
         reason = err.strerror or str(err) or type(err).__name__
         raise BPEInputError(

@@ -88,10 +88,17 @@ def resolve_sources(corpus: Corpus) -> list[Path]:
     files: dict[Path, None] = {}  # ordered and without repeats: a file named twice counts once
     for item in items:
         for path in _expand(item):
-            files.setdefault(path.resolve(), None)
+            files.setdefault(_canonical(path), None)
     if not files:
         raise BPEInputError("the corpus names no files")
     return [check_file(path) for path in files]
+
+
+def _canonical(path: Path) -> Path:
+    """``path`` resolved, so a file named twice counts once; but a link that resolves to no path
+    (``/dev/stdin`` to ``pipe:[1234]``) stays as named, so the check can say what it is."""
+    resolved = path.resolve()
+    return resolved if resolved.exists() or not path.exists() else path.absolute()
 
 
 def _expand(item: PathLike) -> list[Path]:

@@ -84,3 +84,46 @@ def test_a_local_cluster_on_a_tiny_file_starts_one_worker(tmp_path) -> None:
     )
     assert counts[b" upon"] == 1
     assert seen and max(seen) == 1  # one task: one worker, not four
+
+
+@posix_only
+def test_dev_stdin_as_the_corpus_is_refused_at_once(tmp_path) -> None:
+    # a pipe that stays open and empty, as `some_command | bpe-course train /dev/stdin` when the
+    # command is slow: the check must not block reading it
+    import subprocess
+
+    command = [sys.executable, "-m", "bpe_course", "train", "/dev/stdin", "--vocab-size", "300"]
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, 9)
+        process.communicate()
+        pytest.fail("train blocked reading /dev/stdin")
+    assert process.returncode == 2 and "not a regular file" in err, err
+
+
+def test_a_scheduler_address_that_never_answers_is_one_line_soon(tmp_path) -> None:
+    # something listens there (the kernel accepts the connection) but never speaks Dask
+    pytest.importorskip("distributed")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a cat" + EOT + "a dog", encoding="utf-8")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        command = [
+            sys.executable, "-m", "bpe_course", "train", str(corpus), "--vocab-size", "300",
+            "--scheduler", address,
+        ]  # fmt: skip
+        done = run_bounded(command, timeout=45)  # it used to wait 60 s
+    assert done is not None, "train waited a minute on a silent scheduler address"
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert address in done.stderr
