@@ -139,3 +139,57 @@ def run_bounded_after(command, ready: Path, worker_pids) -> tuple[object, list[i
         process.kill()
         process.communicate()
         return None, seen
+
+
+# As Jupyter interrupts a kernel: SIGINT to this process alone, which lives on afterwards.
+SAMPLER = """
+import os, signal, sys, threading, time
+from pathlib import Path
+from bpe_course.bench.memory import sample_run
+
+ready = Path(sys.argv[1])
+
+def later():
+    while not ready.exists():
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.kill(os.getpid(), signal.SIGINT)
+
+threading.Thread(target=later, daemon=True).start()
+spec = dict(corpus=sys.argv[2], version="sleepy:train", vocab_size=300, workers=1,
+            special_tokens=[])
+try:
+    sample_run(spec)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    time.sleep(30)  # the kernel lives on
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="sample_run reads /proc")
+def test_interrupting_a_memory_sample_ends_its_worker(tmp_path) -> None:
+    import subprocess
+
+    (tmp_path / "sleepy.py").write_text(textwrap.dedent(SLEEPY))
+    pids_file = tmp_path / "pids"
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a cat sat")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "PIDS_FILE": str(pids_file)}
+    sampler = subprocess.Popen(
+        [sys.executable, "-c", SAMPLER, str(pids_file), str(corpus)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        import select
+
+        assert select.select([sampler.stdout], [], [], 90)[0], "the sampler hung"
+        assert sampler.stdout.readline().strip() == "interrupted"
+        pids = [int(p) for p in pids_file.read_text().split()]
+        assert gone_soon(pids) == [], "the sampled worker ran on after the interrupt"
+    finally:
+        os.killpg(sampler.pid, signal.SIGKILL)
+        sampler.wait()

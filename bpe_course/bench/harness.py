@@ -128,15 +128,16 @@ def run_worker(
                 if stopped is None and time.monotonic() > deadline:
                     stopped = "timeout"
                 if stopped:
-                    _kill_group(process)
+                    kill_group(process)
                     return stopped, None
     except BaseException:
-        _kill_group(process)
+        kill_group(process)
         raise
     return "ok", subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
-def _kill_group(process: subprocess.Popen) -> None:
+def kill_group(process: subprocess.Popen) -> None:
+    """Kill a worker started in its own session, and all it started; reap it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (AttributeError, ProcessLookupError, PermissionError):  # no process groups: Windows
