@@ -193,3 +193,14 @@ def test_interrupting_a_memory_sample_ends_its_worker(tmp_path) -> None:
     finally:
         os.killpg(sampler.pid, signal.SIGKILL)
         sampler.wait()
+
+
+def test_a_ladder_run_past_its_time_is_one_line_and_ends_its_worker(tmp_path) -> None:
+    from bpe_course.bench.ladder import run_one
+
+    fifo = tmp_path / "never_written.counts"
+    os.mkfifo(fifo)
+    spec = dict(counts=str(fifo), rung="p5", vocab_size=300, points=[], traced=False, budget_s=None)
+    with pytest.raises(RuntimeError, match="ran past 3 s"):
+        run_one(spec, timeout_s=3)
+    assert gone_soon(pids_running(f'{{"counts": "{fifo}"')) == []

@@ -39,7 +39,11 @@ how, path, specials = sys.argv[1], sys.argv[2], sys.argv[3:]
 count = {{"pattern": pretokenize.count_words, "pieces": pieces.count_words}}.get(how)
 calls = []
 before = peak_mb()
-if count is None:
+if how == "text":  # a text already in memory (the API's count_words_in_text)
+    text = open(path, encoding="utf-8").read()
+    before = peak_mb()
+    counts = pretokenize.count_words_in_text(text, specials)
+elif count is None:
     counts = sources.count_sources(path, specials, workers=1)
 else:
     counts = count(path, specials, workers=1, on_chunk=calls.append)
@@ -104,3 +108,11 @@ def test_a_file_without_a_separator_is_planned_as_many_tasks(russian) -> None:
     plain, _, _ = russian
     assert len(plan_ranges([plain], [], tasks=8)) >= 8
     assert len(plan_ranges([plain], ["<|endoftext|>"], tasks=8)) >= TEXT_BYTES // 32_000_000
+
+
+def test_a_long_text_in_memory_is_pretokenized_in_parts(russian) -> None:
+    # the text itself (6 MB) is the caller's; its pretokens are never all held at once
+    plain, _, words = russian
+    result = measure("text", plain, [])
+    assert result["words"] == words
+    assert result["grew_mb"] < BOUND_MB, result

@@ -71,3 +71,31 @@ def test_stopping_the_parent_ends_its_pool(corpus, how: str, signame: str) -> No
         if alive(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+@pytest.mark.parametrize("how", ["pattern", "pieces"])
+def test_ctrl_c_stops_a_pool_without_worker_tracebacks(corpus, how: str) -> None:  # noqa: F811
+    # Ctrl-C in a terminal: SIGINT to the whole foreground group, the workers included
+    script = SCRIPT.replace("if not killed:", "if False:").replace(
+        "except Exception as err:",
+        "except KeyboardInterrupt:\n    print('interrupted')\nexcept Exception as err:",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, how, str(corpus)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        workers = pool_workers(process.pid, 2)
+        assert workers, "no pool started"
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert out.startswith("interrupted"), out + err
+        assert "Traceback" not in err, err
+        assert gone_soon(workers) == []
+    finally:
+        if alive(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
