@@ -109,11 +109,14 @@ def test_stopping_a_ladder_run_ends_its_worker(tmp_path, signame: str) -> None:
     ready = tmp_path / "ready"
     command = [sys.executable, "-c", LAUNCHER, "ladder", signame, str(ready), str(fifo)]
     workers = lambda: pids_running(f'{{"counts": "{fifo}"')  # noqa: E731
-    launcher, seen = run_bounded_after(command, ready, workers)
-    assert launcher is not None, "the launcher hung"
-    assert seen, "the ladder worker never started"
-    left = gone_soon(workers())
-    assert left == [], f"ladder worker left behind after {signame}: {launcher}"
+    try:
+        launcher, seen = run_bounded_after(command, ready, workers)
+        assert launcher is not None, "the launcher hung"
+        assert seen, "the ladder worker never started"
+        left = gone_soon(workers())
+        assert left == [], f"ladder worker left behind after {signame}: {launcher}"
+    finally:
+        gone_soon(workers(), seconds=0)  # whatever happened, none is left running
 
 
 def run_bounded_after(command, ready: Path, worker_pids) -> tuple[object, list[int]]:
