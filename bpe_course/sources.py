@@ -7,18 +7,21 @@ a document never spans two files, so the end of a file is a document boundary to
 
 The work is cut into *byte ranges*, the unit a process pool or a Dask cluster runs as one task:
 
-- a plain file is cut at document boundaries, exactly as ``count_words`` cuts one file, so the
-  counts are identical for any number of tasks;
+- a plain file is cut at document boundaries (or, where there are none, at safe cuts of
+  :mod:`bpe_course.cuts`), exactly as ``count_words`` cuts one file, so the counts are identical
+  for any number of tasks;
 - a ``.gz`` file is one task. gzip has no index: the byte at a given offset of the text can only
   be reached by decompressing everything before it, so a task starting in the middle of a ``.gz``
   would decompress the file up to its start, and a file cut in k tasks would be decompressed about
   k/2 times over. Large corpora are published as many shards (the parallelism comes from their
   number), so one task per file costs nothing there; one huge ``.gz`` is one task, and the way
   to spread it is to decompress it (or split it into shards) first. Inside its task the file is
-  streamed in blocks cut at document boundaries, so memory stays bounded whatever its size.
+  streamed in blocks cut at document boundaries or safe cuts, so memory stays bounded whatever
+  its size.
 
 Every file is checked before any work starts, so a missing or unreadable shard fails the run at
-once, with its name; invalid UTF-8 is reported with the file and the byte offset, as for one file.
+once, with its name (and a FIFO, a socket or a device is refused before it is opened: reading a
+FIFO no one writes would block forever); invalid UTF-8 is reported with the file and the byte offset, as for one file.
 """
 
 from __future__ import annotations
