@@ -15,6 +15,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -73,13 +74,17 @@ def who_died(processes: list[multiprocessing.process.BaseProcess]) -> str:
     index, process = first[0]
     code = process.exitcode
     who = f"pretokenization worker {index} of {len(processes)} (pid {process.pid})"
-    if code == -signal.SIGKILL:
+    if code == -getattr(signal, "SIGKILL", 9):
         return (
             f"{who} was killed by SIGKILL, most likely by the out-of-memory killer: the "
             "machine ran out of memory. Try fewer --workers, or a machine with more memory."
         )
     if code is not None and code < 0:
-        return f"{who} was killed by {signal.Signals(-code).name}; the run stopped"
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"{who} was killed by {name}; the run stopped"
     return f"{who} exited with status {code}; the run stopped (out of memory?)"
 
 
@@ -105,11 +110,13 @@ def exit_with_parent(parent: int | None = None, interval_s: float = 0.5) -> None
 
 
 def _exists(pid: int) -> bool:
+    if sys.platform == "win32":  # there os.kill(pid, 0) would terminate it: rely on getppid
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:  # PermissionError: it exists; elsewhere (Windows) signal 0 is not a probe
+    except OSError:  # PermissionError: it exists
         return True
     return True
 

@@ -97,3 +97,16 @@ def test_a_killed_worker_stops_the_run_with_one_line(corpus, how: str) -> None:
     pid = lines[1].split()[1]
     assert f"pid {pid}" in lines[0] and "SIGKILL" in lines[0] and "memory" in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def test_the_line_names_the_worker_that_ended_first() -> None:
+    from types import SimpleNamespace as Worker
+
+    from bpe_course.pool import who_died
+
+    # the executor terminates the others (SIGTERM) once one dies: the other ending is the cause
+    line = who_died([Worker(pid=11, exitcode=-15), Worker(pid=12, exitcode=3)])
+    assert line.startswith("pretokenization worker 2 of 2 (pid 12) exited with status 3")
+    line = who_died([Worker(pid=11, exitcode=None), Worker(pid=12, exitcode=-int(signal.SIGSEGV))])
+    assert "worker 2 of 2 (pid 12) was killed by SIGSEGV" in line
+    assert "out of memory" in who_died([])
