@@ -33,13 +33,14 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bpe_course.errors import BPEInputError
-from bpe_course.pretokenize import _encode_keys
+from bpe_course.pretokenize import _encode_keys, effective_workers
 from bpe_course.sources import ByteRange, Corpus, count_range, plan_ranges, resolve_sources
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ LOCAL = "local"  # the scheduler value that starts a cluster on this machine
 INSTALL = "pip install 'bpe_course[cluster]'"
 # A loaded machine can take a while to start worker processes or answer: generous, not tight.
 CONNECT_TIMEOUT_S = 60
+# A refused address answers at once; this bounds the wait for one that does not answer at all.
+PROBE_TIMEOUT_S = 5
 
 
 def require_dask() -> None:
@@ -111,12 +114,54 @@ def dask_client(
         raise BPEInputError(
             f"workers sets the size of a local cluster; the cluster at {scheduler} has its own"
         )
+    _check_reachable(scheduler)
     try:
         client = Client(scheduler, timeout=timeout)
     except (OSError, ValueError, TypeError) as err:
         raise BPEInputError(f"cannot reach a Dask scheduler at {scheduler!r}: {err}") from None
     with client:
         yield client
+
+
+def _check_reachable(scheduler: str) -> None:
+    """One TCP connection to the scheduler's address, given a few seconds: a refused or unknown
+    address is one line at once (the client would retry it for its whole timeout), and so is a
+    listener that never answers (the client would wait on it forever)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler)
+        host, port = parse_host_port(location, 8786)
+    except (ValueError, TypeError) as err:
+        raise BPEInputError(f"{scheduler!r} is not a Dask scheduler address: {err}") from None
+    if scheme not in ("tcp", "tls"):
+        return  # other transports (inproc, ucx): left to the client
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S) as probe:
+            # a Dask scheduler speaks first (its handshake) over plain tcp; over tls the client
+            # does. Something that listens but stays silent would hold the client forever.
+            if scheme == "tcp" and not probe.recv(1):
+                raise ConnectionResetError("the connection was closed at once")
+    except TimeoutError:
+        raise BPEInputError(
+            f"something at {scheduler} took the connection but did not answer as a Dask "
+            f"scheduler within {PROBE_TIMEOUT_S} s (is the address right?)"
+        ) from None
+    except OSError as err:
+        reason = err.strerror or str(err) or type(err).__name__
+        raise BPEInputError(
+            f"cannot reach a Dask scheduler at {scheduler}: {reason} (is it running, and is "
+            "the address right?)"
+        ) from None
+
+
+def local_workers(requested: int | None, tasks: int, corpus_bytes: int) -> int:
+    """Worker processes for a local cluster: as asked (default: one per core), but never more
+    than the cores, the tasks, or one per ``MIN_BYTES_PER_WORKER`` of text (as for a process
+    pool): each worker costs a process and its memory (about 70 MB) even when it has no work."""
+    cores = os.cpu_count() or 1
+    by_size = effective_workers(corpus_bytes, requested)
+    return max(1, min(requested or cores, cores, tasks, by_size))
 
 
 def count_words_on_cluster(
@@ -142,12 +187,23 @@ def count_words_on_cluster(
     paths = resolve_sources(corpus)  # every shard checked here: a missing one fails before any task
     require_dask()
     with contextlib.ExitStack() as stack:
-        if client is None:
-            client = stack.enter_context(dask_client(scheduler, workers))
-        threads = _wait_for_threads(client)
-        ranges = plan_ranges(paths, special_tokens, tasks or 4 * threads)
-        if not ranges:
-            return {}
+        if client is None and scheduler == LOCAL:
+            ranges = plan_ranges(
+                paths, special_tokens, tasks or 4 * (workers or os.cpu_count() or 1)
+            )
+            if not ranges:
+                return {}
+            size = sum(path.stat().st_size for path in paths)
+            n_workers = local_workers(workers, len(ranges), size)
+            client = stack.enter_context(dask_client(LOCAL, n_workers))
+            _wait_for_threads(client)
+        else:
+            if client is None:
+                client = stack.enter_context(dask_client(scheduler, workers))
+            threads = _wait_for_threads(client)
+            ranges = plan_ranges(paths, special_tokens, tasks or 4 * threads)
+            if not ranges:
+                return {}
         link = client.dashboard_link
         print(f"Dask dashboard: {link or 'not served (bokeh missing)'}", file=sys.stderr)
         counts = map_reduce(client, ranges, special_tokens, progress=progress, on_done=on_done)

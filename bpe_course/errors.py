@@ -10,3 +10,7 @@ class BPEInputError(ValueError):
 
 class VocabularyExhaustedWarning(UserWarning):
     """Training stopped early: no pair of tokens was left to merge."""
+
+
+class WorkerDiedError(RuntimeError):
+    """A worker process died in the middle of the work (killed, out of memory): the run stopped."""

@@ -24,8 +24,8 @@ split out inside each piece; a special token that holds a space would be cut by 
 the plain pattern runs instead (:func:`count_words` falls back).
 
 Files are cut into chunks just after an ASCII letter or digit followed by a space (a cut, by the
-first rule, and never inside a UTF-8 character), so the counts are the same for any number of
-workers. Each worker adds up the pieces of all its chunks and runs the pattern once per distinct
+first rule, and never inside a UTF-8 character), or, where a stretch has none, at a safe cut of
+:mod:`bpe_course.cuts`, so the counts are the same for any number of workers. Each worker adds up the pieces of all its chunks and runs the pattern once per distinct
 piece at the end.
 """
 
@@ -41,6 +41,7 @@ from pathlib import Path
 
 import regex
 
+from bpe_course.cuts import refine
 from bpe_course.pretokenize import (
     GPT2_REGEX,
     MIN_BYTES_PER_WORKER,
@@ -327,6 +328,9 @@ def count_words(
     size = path.stat().st_size
     n_workers = effective_workers(size, workers, min_bytes_per_worker)
     cuts = find_cuts(path, max(math.ceil(size / CHUNK_BYTES), n_workers))
+    # text with no ASCII letter or digit before a space (Russian, Chinese) gets none of those
+    # cuts: cut it at safe cuts, so memory follows CHUNK_BYTES there too
+    cuts = refine(path, cuts, CHUNK_BYTES, special_tokens)
     ranges = list(zip(cuts[:-1], cuts[1:]))
     n_workers = min(n_workers, len(ranges))
     if n_workers == 1:
@@ -334,23 +338,35 @@ def count_words(
 
     import multiprocessing
 
-    context = multiprocessing.get_context(start_method)
-    queue = context.SimpleQueue()
+    from bpe_course.pool import process_pool
+
+    queue = multiprocessing.get_context(start_method).SimpleQueue()
     tasks = [(str(path), ranges[i::n_workers], tuple(special_tokens)) for i in range(n_workers)]
-    with context.Pool(n_workers, initializer=_init_worker, initargs=(queue,)) as pool:
-        pending = pool.map_async(_count_ranges_reporting, tasks)
-        for _ in range(len(ranges)):  # one report per chunk, unless a worker fails
-            while not pending.ready() and queue.empty():
-                pending.wait(0.05)
-            if queue.empty():
-                break
-            done = queue.get()
-            if on_chunk is not None:
-                on_chunk(done)
-        results = pending.get()
+    with process_pool(n_workers, start_method, _init_worker, (queue,)) as pool:
+        futures = [pool.submit(_count_ranges_reporting, task) for task in tasks]
+        _relay_progress(futures, queue, len(ranges), on_chunk)
+        results = [future.result() for future in futures]
     totals = results[0]
     for result in results[1:]:
         get = totals.get
         for word, count in result.items():
             totals[word] = get(word, 0) + count
     return totals
+
+
+def _relay_progress(futures, queue, reports: int, on_chunk: Callable[[int], None] | None) -> None:
+    """Pass on the workers' reports, one per chunk, until all are in or a task fails (its error,
+    or a dead worker's, is raised here)."""
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
+    for _ in range(reports):
+        while queue.empty():
+            done, _ = wait(futures, timeout=0.05, return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is not None:
+                    future.result()
+            if len(done) == len(futures) and queue.empty():
+                return
+        size = queue.get()
+        if on_chunk is not None:
+            on_chunk(size)

@@ -12,6 +12,9 @@ UTF-8, which is where most of a naive per-match loop's time goes.
 
 For parallel work the file is cut into chunks at occurrences of one special token (the document
 separator), so each chunk is self-contained and the counts are identical for any number of workers.
+Where there is no such token, or a stretch between two is long, chunks are cut at *safe cuts*
+(:mod:`bpe_course.cuts`), places where the pattern cannot join across, so memory stays bounded by
+the chunk size and the counts stay exact.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 
 import regex
 
+from bpe_course.cuts import refine, split_long
 from bpe_course.errors import BPEInputError
 
 # The pretokenizer of GPT-2 (Radford et al., 2019): contractions, optional space + letters,
@@ -113,9 +117,11 @@ def count_words_in_text(text: str, special_tokens: Sequence[str] = ()) -> dict[b
 def _count_strings(text: str, special_tokens: Sequence[str]) -> Counter[str]:
     counts: Counter[str] = Counter()
     findall = GPT2_REGEX.findall
-    # Odd pieces are the special tokens themselves: skipped, never counted.
+    # Odd pieces are the special tokens themselves: skipped, never counted. A long piece is
+    # counted in parts, so its pretokens are never all held as strings at once.
     for piece in split_on_special_tokens(text, special_tokens)[::2]:
-        counts.update(findall(piece))
+        for part in split_long(piece):
+            counts.update(findall(part))
     return counts
 
 
@@ -171,6 +177,24 @@ def find_chunk_boundaries(path: Path, desired_chunks: int, split_token: bytes | 
                 boundaries.append(found)
     boundaries.append(size)
     return boundaries
+
+
+def cut_file(
+    path: Path, desired_chunks: int, special_tokens: Sequence[str], max_bytes: int | None = None
+) -> list[int]:
+    """Byte offsets ``[0, ..., size]`` for about ``desired_chunks`` chunks of at most about
+    ``max_bytes`` (default ``MAX_CHUNK_BYTES``): at the split token where it occurs
+    (:func:`find_chunk_boundaries`), else, and inside any longer stretch, at safe cuts.
+    """
+    max_bytes = MAX_CHUNK_BYTES if max_bytes is None else max_bytes
+    size = path.stat().st_size
+    split = pick_split_token(special_tokens)
+    if split is not None:
+        boundaries = find_chunk_boundaries(path, desired_chunks, split.encode("utf-8"))
+    else:
+        boundaries = [0, size]
+        max_bytes = min(max_bytes, max(1, math.ceil(size / max(1, desired_chunks))))
+    return refine(path, boundaries, max_bytes, special_tokens)
 
 
 def _next_occurrence(f, start: int, token: bytes) -> int | None:
@@ -259,11 +283,10 @@ def count_words(
         results = map(_count_chunk_star, tasks)
         _add_up(totals, results, on_chunk)
     else:
-        import multiprocessing
+        from bpe_course.pool import map_unordered, process_pool
 
-        context = multiprocessing.get_context(start_method)
-        with context.Pool(min(n_workers, len(tasks))) as pool:
-            _add_up(totals, pool.imap_unordered(_count_chunk_star, tasks), on_chunk)
+        with process_pool(min(n_workers, len(tasks)), start_method) as pool:
+            _add_up(totals, map_unordered(pool, _count_chunk_star, tasks), on_chunk)
     return _encode_keys(totals)
 
 
@@ -275,9 +298,7 @@ def chunk_tasks(
     ``MAX_CHUNK_BYTES`` (in this process: as few chunks as that allows)."""
     size = path.stat().st_size
     n_chunks = max(math.ceil(size / MAX_CHUNK_BYTES), 4 * n_workers if n_workers > 1 else 1)
-    split_token = pick_split_token(special_tokens)
-    split_bytes = split_token.encode("utf-8") if split_token else None
-    boundaries = find_chunk_boundaries(path, n_chunks, split_bytes)
+    boundaries = cut_file(path, n_chunks, special_tokens)
     ranges = zip(boundaries[:-1], boundaries[1:])
     return [(str(path), start, end, tuple(special_tokens)) for start, end in ranges]
 

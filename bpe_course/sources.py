@@ -7,32 +7,38 @@ a document never spans two files, so the end of a file is a document boundary to
 
 The work is cut into *byte ranges*, the unit a process pool or a Dask cluster runs as one task:
 
-- a plain file is cut at document boundaries, exactly as ``count_words`` cuts one file, so the
-  counts are identical for any number of tasks;
+- a plain file is cut at document boundaries (or, where there are none, at safe cuts of
+  :mod:`bpe_course.cuts`), exactly as ``count_words`` cuts one file, so the counts are identical
+  for any number of tasks;
 - a ``.gz`` file is one task. gzip has no index: the byte at a given offset of the text can only
   be reached by decompressing everything before it, so a task starting in the middle of a ``.gz``
   would decompress the file up to its start, and a file cut in k tasks would be decompressed about
   k/2 times over. Large corpora are published as many shards (the parallelism comes from their
   number), so one task per file costs nothing there; one huge ``.gz`` is one task, and the way
   to spread it is to decompress it (or split it into shards) first. Inside its task the file is
-  streamed in blocks cut at document boundaries, so memory stays bounded whatever its size.
+  streamed in blocks cut at document boundaries or safe cuts, so memory stays bounded whatever
+  its size.
 
 Every file is checked before any work starts, so a missing or unreadable shard fails the run at
-once, with its name; invalid UTF-8 is reported with the file and the byte offset, as for one file.
+once, with its name (and a FIFO, a socket or a device is refused before it is opened: reading a
+FIFO no one writes would block forever); invalid UTF-8 is reported with the file and the byte offset, as for one file.
 """
 
 from __future__ import annotations
 
 import glob
 import gzip
+import io
 import math
 import os
+import stat
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from bpe_course.cuts import next_safe_cut
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import (
     MAX_CHUNK_BYTES,
@@ -41,9 +47,9 @@ from bpe_course.pretokenize import (
     _count_strings,
     _encode_keys,
     count_chunk,
+    cut_file,
     decode_utf8,
     effective_workers,
-    find_chunk_boundaries,
     pick_split_token,
 )
 
@@ -54,6 +60,7 @@ Corpus = PathLike | Sequence[PathLike]
 GZIP_SUFFIX = ".gz"
 _GZIP_MAGIC = b"\x1f\x8b"
 _GLOB_CHARACTERS = frozenset("*?[")
+_TAIL_BLOCK = 1 << 16  # where a .gz block looks for its last safe cut: 2 of these from its end
 
 
 class ByteRange(NamedTuple):
@@ -84,10 +91,17 @@ def resolve_sources(corpus: Corpus) -> list[Path]:
     files: dict[Path, None] = {}  # ordered and without repeats: a file named twice counts once
     for item in items:
         for path in _expand(item):
-            files.setdefault(path.resolve(), None)
+            files.setdefault(_canonical(path), None)
     if not files:
         raise BPEInputError("the corpus names no files")
     return [check_file(path) for path in files]
+
+
+def _canonical(path: Path) -> Path:
+    """``path`` resolved, so a file named twice counts once; but a link that resolves to no path
+    (``/dev/stdin`` to ``pipe:[1234]``) stays as named, so the check can say what it is."""
+    resolved = path.resolve()
+    return resolved if resolved.exists() or not path.exists() else path.absolute()
 
 
 def _expand(item: PathLike) -> list[Path]:
@@ -117,6 +131,11 @@ def check_file(path: Path) -> Path:
         raise BPEInputError(f"corpus file not found: {path}")
     if path.is_dir():
         raise BPEInputError(f"{path} is a directory; give the path of a text file")
+    kind = _special_kind(path)
+    if kind:  # refused before it is opened: opening a FIFO no one writes blocks forever
+        raise BPEInputError(
+            f"{path} is not a regular file but {kind}; give the path of a text file"
+        )
     try:
         with open(path, "rb") as f:
             head = f.read(2)
@@ -125,6 +144,19 @@ def check_file(path: Path) -> Path:
     if path.name.endswith(GZIP_SUFFIX) and head and head != _GZIP_MAGIC:
         raise BPEInputError(f"{path} ends in {GZIP_SUFFIX} but is not gzip data")
     return path
+
+
+def _special_kind(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (``"a FIFO"``, ...), else None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # open() then says what is wrong
+    if stat.S_ISREG(mode):
+        return None
+    kinds = {stat.S_ISFIFO: "a FIFO (named pipe)", stat.S_ISSOCK: "a socket"}
+    kinds |= {stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device"}
+    return next((name for test, name in kinds.items() if test(mode)), "not a file")
 
 
 def describe(paths: Sequence[Path]) -> str:
@@ -145,8 +177,6 @@ def plan_ranges(
 
     A plain file gets a share of the tasks in proportion to its size, at least one.
     """
-    split = pick_split_token(special_tokens)
-    split_bytes = split.encode("utf-8") if split else None
     plain = [path for path in paths if not path.name.endswith(GZIP_SUFFIX)]
     plain_bytes = sum(path.stat().st_size for path in plain)
     ranges = []
@@ -158,7 +188,7 @@ def plan_ranges(
             ranges.append(ByteRange(str(path), 0, size))
             continue
         wanted = max(round(tasks * size / plain_bytes), math.ceil(size / MAX_CHUNK_BYTES), 1)
-        boundaries = find_chunk_boundaries(path, wanted, split_bytes)
+        boundaries = cut_file(path, wanted, special_tokens)
         ranges.extend(ByteRange(str(path), a, b) for a, b in zip(boundaries, boundaries[1:]))
     return ranges
 
@@ -184,10 +214,11 @@ def count_range(byte_range: ByteRange, special_tokens: Sequence[str]) -> Counter
 
 
 def _count_gzip(path: str, special_tokens: Sequence[str]) -> Counter[str]:
-    """Stream a ``.gz`` file in blocks, counting up to the last document boundary of each.
+    """Stream a ``.gz`` file in blocks, counting each up to its last cut: the last document
+    boundary or the last safe cut (:mod:`bpe_course.cuts`), whichever comes later.
 
-    Memory holds one block plus the unfinished document after its last boundary. Without a safe
-    split token there is no boundary, and the file is counted whole (as a plain file would be).
+    Memory holds one block plus what follows its last cut: a few bytes, unless the text has no
+    cut at all for a long stretch (one huge pretoken).
     """
     split = pick_split_token(special_tokens)
     token = split.encode("utf-8") if split else b""
@@ -200,6 +231,7 @@ def _count_gzip(path: str, special_tokens: Sequence[str]) -> Counter[str]:
             search_from = max(1, len(pending) - len(token) + 1)
             pending += block
             cut = pending.rfind(token, search_from) if token else -1
+            cut = max(cut, _last_safe_cut(pending, special_tokens))
             if cut > 0:
                 text = decode_utf8(pending[:cut], path, counted, " of the decompressed data")
                 counts.update(_count_strings(text, special_tokens))
@@ -209,6 +241,13 @@ def _count_gzip(path: str, special_tokens: Sequence[str]) -> Counter[str]:
         text = decode_utf8(pending, path, counted, " of the decompressed data")
         counts.update(_count_strings(text, special_tokens))
     return counts
+
+
+def _last_safe_cut(data: bytearray, special_tokens: Sequence[str]) -> int:
+    """A safe cut among the last 128 KB of ``data`` (its offset), or -1 if there is none."""
+    start = max(0, len(data) - 2 * _TAIL_BLOCK)
+    cut = next_safe_cut(io.BytesIO(bytes(data[start:])), 0, special_tokens)
+    return -1 if cut is None else start + cut
 
 
 def _count_range_sized(args: tuple[ByteRange, Sequence[str]]) -> tuple[int, Counter[str]]:
@@ -239,8 +278,8 @@ def count_sources(
     if n_workers == 1 or len(tasks) <= 1:
         _add_up(totals, map(_count_range_sized, tasks), on_range)
     else:
-        import multiprocessing
+        from bpe_course.pool import map_unordered, process_pool
 
-        with multiprocessing.get_context().Pool(min(n_workers, len(tasks))) as pool:
-            _add_up(totals, pool.imap_unordered(_count_range_sized, tasks), on_range)
+        with process_pool(min(n_workers, len(tasks))) as pool:
+            _add_up(totals, map_unordered(pool, _count_range_sized, tasks), on_range)
     return _encode_keys(totals)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import platform
+import signal
 import subprocess
 import sys
 import threading
@@ -26,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 import bpe_course
+from bpe_course.bench.worker import PARENT_VARIABLE
 from bpe_course.corpora.datasets import corpus_source, course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import END_OF_TEXT as EOT
@@ -81,42 +84,68 @@ def run_cell(
         "workers": workers,
         "special_tokens": [EOT],
     }
+    command = [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)]
+    status, done = run_worker(command, timeout_s, cancel)
+    if done is None:
+        return {"status": status}
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"benchmark run {version} vocab {vocab_size} failed:\n{done.stderr[-2000:]}"
+        )
+    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def run_worker(
+    command: list[str], timeout_s: float, cancel: threading.Event | None = None
+) -> tuple[str, subprocess.CompletedProcess | None]:
+    """Run a benchmark worker in its own session: ``("ok", its outcome)``, or ``("timeout",
+    None)`` / ``("cancelled", None)`` with the worker and all it started killed.
+
+    Its own session keeps the terminal's Ctrl-C from reaching it half-way, so this process stops
+    it instead: on any exception here (KeyboardInterrupt included) the worker's group is killed
+    before the exception goes on. (The worker ends itself if this process dies without a word:
+    :func:`bpe_course.bench.worker.exit_with_parent`.)
+    """
     process = subprocess.Popen(
-        [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)],
+        command,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own group: a kill reaches the pool it may have started
+        env={**os.environ, PARENT_VARIABLE: str(os.getpid())},
     )
     deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            # wake at least every 0.25 s to see a cancel, and never past the deadline: a run that
-            # ends after its deadline but inside one wait is still a timeout
-            wait = min(0.25, max(deadline - time.monotonic(), 0.0))
-            stdout, stderr = process.communicate(timeout=wait)
-            break
-        except subprocess.TimeoutExpired:
-            stopped = "cancelled" if cancel is not None and cancel.is_set() else None
-            if stopped is None and time.monotonic() > deadline:
-                stopped = "timeout"
-            if stopped:
-                _kill_group(process)
-                return {"status": stopped}
-    if process.returncode != 0:
-        raise RuntimeError(f"benchmark run {version} vocab {vocab_size} failed:\n{stderr[-2000:]}")
-    return {"status": "ok", **json.loads(stdout.strip().splitlines()[-1])}
+    try:
+        while True:
+            try:
+                # wake at least every 0.25 s to see a cancel, and never past the deadline: a run
+                # that ends after its deadline but inside one wait is still a timeout
+                wait = min(0.25, max(deadline - time.monotonic(), 0.0))
+                stdout, stderr = process.communicate(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                stopped = "cancelled" if cancel is not None and cancel.is_set() else None
+                if stopped is None and time.monotonic() > deadline:
+                    stopped = "timeout"
+                if stopped:
+                    kill_group(process)
+                    return stopped, None
+    except BaseException:
+        kill_group(process)
+        raise
+    return "ok", subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    import os
-    import signal
-
+def kill_group(process: subprocess.Popen) -> None:
+    """Kill a worker started in its own session, and all it started; reap it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (AttributeError, ProcessLookupError, PermissionError):  # no process groups: Windows
         process.kill()
-    process.communicate()
+    try:
+        process.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, ValueError):  # a pipe held by a stray child, or closed
+        process.wait()
 
 
 def context() -> dict:

@@ -18,13 +18,12 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.harness import append_row, context
+from bpe_course.bench.harness import append_row, context, run_worker
 from bpe_course.bench.repeat import below
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
@@ -62,7 +61,9 @@ def save_counts(word_counts: dict[bytes, int], path: Path) -> None:
 def run_one(spec: dict, timeout_s: float) -> dict:
     """One run in a fresh process (``ladder_worker``); its JSON answer."""
     command = [sys.executable, "-m", "bpe_course.bench.ladder_worker", json.dumps(spec)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
+    status, done = run_worker(command, timeout_s)  # Ctrl-C here kills the worker too
+    if done is None:
+        raise RuntimeError(f"rung {spec['rung']} ran past {timeout_s:.0f} s and was stopped")
     if done.returncode != 0:
         raise RuntimeError(f"rung {spec['rung']} failed: {done.stderr.strip().splitlines()[-1:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from bpe_course.bench.worker import peak_rss_mb
+from bpe_course.bench.worker import exit_with_benchmark, peak_rss_mb
 from bpe_course.pretokenize import END_OF_TEXT
 from bpe_course.reference.ladder import get_rung
 
@@ -109,4 +109,5 @@ def run(spec: dict) -> dict:
 
 
 if __name__ == "__main__":
+    exit_with_benchmark()
     print(json.dumps(run(json.loads(sys.argv[1]))))

@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from bpe_course.bench.harness import kill_group
+from bpe_course.bench.worker import PARENT_VARIABLE
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import END_OF_TEXT
 
@@ -66,14 +68,27 @@ def sample_run(spec: dict, interval: float = 0.2) -> tuple[list[dict], dict]:
         raise BPEInputError("memory over time reads /proc: Linux only")
     command = [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)]
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # one group with its pool, killed whole if we stop
+        env={**os.environ, PARENT_VARIABLE: str(os.getpid())},
+    )
     samples = []
-    while process.poll() is None:
-        rss, cpu, count = tree_usage(process.pid)
-        if rss > 0:  # nothing once the run has ended (a zombie holds no pages)
-            seconds = time.perf_counter() - start
-            samples.append({"seconds": seconds, "rss_mb": rss, "cpu_s": cpu, "processes": count})
-        time.sleep(interval)
+    try:
+        while process.poll() is None:
+            rss, cpu, count = tree_usage(process.pid)
+            if rss > 0:  # nothing once the run has ended (a zombie holds no pages)
+                seconds = time.perf_counter() - start
+                samples.append(
+                    {"seconds": seconds, "rss_mb": rss, "cpu_s": cpu, "processes": count}
+                )
+            time.sleep(interval)
+    except BaseException:  # an interrupt (Jupyter's leaves this process alive): stop the run too
+        kill_group(process)
+        raise
     out, err = process.communicate()
     if process.returncode != 0:
         raise RuntimeError(f"the run failed:\n{err[-2000:]}")

@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 import time
 import warnings
 
+from bpe_course.pool import exit_with_parent
 from bpe_course.trainers import ALL_TRAINERS, get_trainer
 
 
@@ -142,5 +144,15 @@ def peak_rss_children_mb() -> float:
     return peak / 1e6 if sys.platform == "darwin" else peak / 1e3
 
 
+PARENT_VARIABLE = "BPE_COURSE_BENCH_PARENT"  # the pid of the process that started a worker
+
+
+def exit_with_benchmark() -> None:
+    """End this worker, and the pool it may have started, if the benchmark that started it dies
+    (in its own session, no Ctrl-C reaches it): see :func:`bpe_course.pool.exit_with_parent`."""
+    exit_with_parent(int(os.environ.get(PARENT_VARIABLE) or os.getppid()))
+
+
 if __name__ == "__main__":
+    exit_with_benchmark()
     print(json.dumps(run(json.loads(sys.argv[1]))))

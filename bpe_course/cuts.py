@@ -1,0 +1,149 @@
+"""Where a text may be cut without changing its pretokens: streaming with no separator token.
+
+A file with ``<|endoftext|>`` between documents is cut at the token. Without one (or with one
+that is rare), a file or a long document would be one piece, held whole in memory with every one
+of its pretokens as a string at once. This module finds *safe cuts*: positions ``i`` where the
+GPT-2 pattern gives the same pretokens for ``text`` as for ``text[:i]`` and ``text[i:]`` apart.
+
+Why a cut is safe. Every character is matched by some alternative of the pattern (letters,
+digits, other symbols, whitespace) and no match is empty, so the pretokens tile the text, and
+the pattern never looks behind. A cut at ``i`` is therefore safe when no *possible* match of any
+alternative, starting anywhere before ``i``, covers both ``text[i-1]`` and ``text[i]``, and the
+one lookahead of the pattern, ``(?!\\S)`` at ``i``, answers the same whether ``text[i]`` or the
+end of the text follows. That holds when
+
+1. ``text[i-1]`` is not whitespace and ``text[i]`` is: no alternative takes a non-space and then
+   whitespace (the optional space of ``" ?\\p{L}+"`` comes first), and a whitespace character is,
+   like the end of the text, not ``\\S``;
+2. both are not whitespace and of different classes among letters ``\\p{L}``, digits ``\\p{N}``
+   and others ``[^\\s\\p{L}\\p{N}]``, and ``text[i-1]`` is not the apostrophe (``'s``, ``'ll``:
+   the contractions join an apostrophe to letters). The lookahead plays no part: it follows only
+   whitespace, and ``text[i-1]`` is not whitespace.
+
+Whitespace followed by a non-space is never safe (``" cat"`` keeps its space; ``"\\n cat"`` splits
+as ``"\\n"``, ``" cat"``). With special tokens, a cut is also refused when an occurrence of a
+special token covers it, so the tokens split out the same on both sides. Tests check the claim
+with hypothesis: the pretokens with every safe cut made equal those of the whole text.
+
+A text with no safe cut at all (one 300 MB run of letters, or of newlines) is one pretoken: no
+exact pretokenizer can hold less than it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import BinaryIO
+
+import regex
+
+SAFE_CUT = regex.compile(
+    r"(?<=\S)(?=\s)"  # rule 1: a non-space, then whitespace
+    r"|(?<=\p{L})(?=[^\s\p{L}])"  # rule 2: a letter, then a digit or other symbol
+    r"|(?<=\p{N})(?=[^\s\p{N}])"  # a digit, then a letter or other symbol
+    r"|(?<=[^\s\p{L}\p{N}'])(?=[\p{L}\p{N}])"  # a symbol (not '), then a letter or digit
+)
+# In-memory pieces longer than this many characters are pretokenized in parts, so one findall
+# never holds more than about this many characters' pretokens as strings.
+PIECE_CHARS = 1 << 20
+_SCAN_BLOCK = 1 << 16
+
+
+def safe_cuts(text: str, special_tokens: Sequence[str] = ()) -> list[int]:
+    """Every safe cut of ``text`` (see the module docstring), in order.
+
+    >>> safe_cuts("it's 42!")
+    [2, 4, 7]
+    """
+    return [i for i in _candidates(text, 0, special_tokens)]
+
+
+def _candidates(text: str, pos: int, special_tokens: Sequence[str]) -> Iterator[int]:
+    for match in SAFE_CUT.finditer(text, pos):
+        i = match.start()
+        if not any(_covers(text, token, i) for token in special_tokens):
+            yield i
+
+
+def _covers(text: str, token: str, i: int) -> bool:
+    """Whether an occurrence of ``token`` starts before ``i`` and ends after it."""
+    return text.find(token, max(0, i - len(token) + 1), i + len(token) - 1) != -1
+
+
+def split_long(text: str, limit: int = PIECE_CHARS) -> Iterator[str]:
+    """``text`` in parts of about ``limit`` characters, cut at safe cuts (no special tokens in
+    it: the caller splits them out first); a part runs on to the next safe cut."""
+    start, n = 0, len(text)
+    while n - start > limit:
+        match = SAFE_CUT.search(text, start + limit)
+        if match is None:
+            break
+        yield text[start : match.start()]
+        start = match.start()
+    yield text[start:] if start else text
+
+
+def next_safe_cut(
+    f: BinaryIO, start: int, special_tokens: Sequence[str] = (), stop: int | None = None
+) -> int | None:
+    """The byte offset of the first safe cut of the (UTF-8) file ``f`` at or after ``start``, or
+    None if there is none before ``stop`` (default: the end of the file).
+
+    Read in blocks: a cut is taken only where the block shows the characters around it and any
+    special token that could cover it; the blocks overlap by that much.
+    """
+    margin = max((len(token) for token in special_tokens), default=1)
+    position = start
+    while stop is None or position < stop:
+        f.seek(position)
+        block = f.read(_SCAN_BLOCK)
+        text, skipped = _whole_characters(block)
+        if len(text) <= 2 * margin:
+            return None  # the end of the file: nothing left worth cutting
+        for i in _candidates(text, margin, special_tokens):
+            if i > len(text) - margin:
+                break
+            offset = position + skipped + len(text[:i].encode("utf-8", "surrogateescape"))
+            return offset if stop is None or offset < stop else None
+        # no cut: step on, keeping the last characters so a cut between blocks is seen
+        tail = text[len(text) - 2 * margin :].encode("utf-8", "surrogateescape")
+        position += skipped + len(text.encode("utf-8", "surrogateescape")) - len(tail)
+    return None
+
+
+def _whole_characters(block: bytes) -> tuple[str, int]:
+    """The characters of ``block`` that lie in it whole, and how many bytes at its start were
+    the tail of a character begun before it. Invalid bytes become lone surrogates (symbols, for
+    the rules): such a file fails later, with the offset of its first bad byte."""
+    skipped = 0
+    while skipped < min(3, len(block)) and 0x80 <= block[skipped] < 0xC0:
+        skipped += 1
+    end = len(block)
+    back = end - 1
+    while back > max(skipped, end - 4) and 0x80 <= block[back] < 0xC0:
+        back -= 1
+    if back >= skipped and block[back] >= 0xC0:  # a lead byte: is its character complete?
+        size = 2 if block[back] < 0xE0 else 3 if block[back] < 0xF0 else 4
+        if back + size > end:
+            end = back
+    return block[skipped:end].decode("utf-8", "surrogateescape"), skipped
+
+
+def refine(
+    path: str | os.PathLike[str],
+    boundaries: Sequence[int],
+    max_bytes: int,
+    special_tokens: Sequence[str] = (),
+) -> list[int]:
+    """``boundaries`` with every range longer than ``max_bytes`` cut again at safe cuts, about
+    every ``max_bytes``: memory then follows ``max_bytes``, not the gaps between separators."""
+    out = [boundaries[0]]
+    with open(path, "rb") as f:
+        for end in boundaries[1:]:
+            while end - out[-1] > max_bytes:
+                cut = next_safe_cut(f, out[-1] + max_bytes, special_tokens, stop=end)
+                if cut is None:
+                    break
+                out.append(cut)
+            out.append(end)
+    return out

@@ -1,0 +1,142 @@
+"""The process pool of pretokenization, set up in one place: a worker that dies stops the run.
+
+``multiprocessing.Pool`` replaces a worker that dies in the middle of a task and then waits
+forever for the task's result (and a worker killed while it holds the task queue's lock blocks
+the others too): one SIGKILL from the out-of-memory killer, and training hangs at 0% CPU.
+``concurrent.futures.ProcessPoolExecutor`` watches its workers instead and marks itself broken
+when one dies; :func:`process_pool` turns that into one line naming the worker, how it ended and
+the likely cause. On any other way out (an error in a task, Ctrl-C) the workers are stopped at
+once, rather than left to finish their chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from bpe_course.errors import WorkerDiedError
+
+
+@contextlib.contextmanager
+def process_pool(
+    workers: int,
+    start_method: str | None = None,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple = (),
+) -> Iterator[ProcessPoolExecutor]:
+    """A pool of ``workers`` processes (``start_method``: ``"spawn"``, ``"fork"``, ...), shut
+    down on exit; a worker's death while it is open raises :class:`WorkerDiedError`."""
+    context = multiprocessing.get_context(start_method)
+    executor = ProcessPoolExecutor(
+        workers,
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(os.getpid(), initializer, initargs),
+    )
+    try:
+        yield executor
+    except BrokenProcessPool:
+        processes = _processes(executor)
+        executor.shutdown(wait=True)  # every worker reaped: their exit codes are known
+        raise WorkerDiedError(who_died(processes)) from None
+    except BaseException:
+        _stop(executor)
+        raise
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def map_unordered(
+    executor: ProcessPoolExecutor, function: Callable[[Any], Any], tasks: Iterable[Any]
+) -> Iterator[Any]:
+    """``function(task)`` for every task, in the order they finish."""
+    futures = [executor.submit(function, task) for task in tasks]
+    for future in as_completed(futures):
+        yield future.result()
+
+
+def who_died(processes: list[multiprocessing.process.BaseProcess]) -> str:
+    """One line: which worker ended, how, and what to do about it."""
+    ended = [(i, p) for i, p in enumerate(processes, 1) if p.exitcode is not None]
+    # the executor terminates the others (SIGTERM) once one dies: prefer another ending
+    first = [(i, p) for i, p in ended if p.exitcode != -signal.SIGTERM] or ended
+    if not first:
+        return "a pretokenization worker died; the run stopped (out of memory?)"
+    index, process = first[0]
+    code = process.exitcode
+    who = f"pretokenization worker {index} of {len(processes)} (pid {process.pid})"
+    if code == -getattr(signal, "SIGKILL", 9):
+        return (
+            f"{who} was killed by SIGKILL, most likely by the out-of-memory killer: the "
+            "machine ran out of memory. Try fewer --workers, or a machine with more memory."
+        )
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"{who} was killed by {name}; the run stopped"
+    return f"{who} exited with status {code}; the run stopped (out of memory?)"
+
+
+def exit_with_parent(parent: int | None = None, interval_s: float = 0.5) -> None:
+    """End this process (and its group, if it leads one) once ``parent`` is gone.
+
+    A process killed by SIGTERM or SIGKILL cannot stop its workers, and a pool worker waiting
+    for its next task would wait forever. A daemon thread notices that the parent is gone (this
+    process has a new parent, or ``parent`` no longer exists) and ends it. ``parent``: the pid as
+    the parent gave it (by the time this runs, the parent may already be gone); default: ours now.
+    """
+    parent = os.getppid() if parent is None else parent
+    first_parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == first_parent and _exists(parent):
+            time.sleep(interval_s)
+        if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
+            os.killpg(os.getpid(), signal.SIGKILL)  # a benchmark worker: its own pool goes too
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
+
+
+def _exists(pid: int) -> bool:
+    if sys.platform == "win32":  # there os.kill(pid, 0) would terminate it: rely on getppid
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists
+        return True
+    return True
+
+
+def _start_worker(parent: int, initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    # The pool's own Ctrl-C handling is the parent's: it kills the workers (see process_pool).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent(parent)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _processes(executor: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+    # Not public API: the executor keeps no other record of its workers. Without it, the message
+    # still says that a worker died.
+    return list((getattr(executor, "_processes", None) or {}).values())
+
+
+def _stop(executor: ProcessPoolExecutor) -> None:
+    """End the workers now: a pool left to finish its running chunks can take minutes."""
+    for process in _processes(executor):
+        if process.exitcode is None:
+            process.kill()

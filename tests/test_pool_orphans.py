@@ -1,0 +1,101 @@
+"""A pool's workers never outlive the process that started them: SIGTERM (or SIGKILL) to a
+process counting words on several workers ends its workers too, and Ctrl-C ends them at once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from .test_bench_faults import alive, gone_soon
+from .test_worker_faults import SCRIPT, corpus  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals and sessions: POSIX")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().split(")")[-1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError):
+                continue
+    return found
+
+
+def pool_workers(parent: int, at_least: int, seconds: float = 60) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        # the resource tracker is a child too, but not a pool worker: it exits on its own
+        found = [p for p in children(parent) if "resource_tracker" not in cmdline(p)]
+        if len(found) >= at_least:
+            return found
+        time.sleep(0.05)
+    return []
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@pytest.mark.parametrize("how", ["pattern", "pieces"])
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGKILL", "SIGINT"])
+def test_stopping_the_parent_ends_its_pool(corpus, how: str, signame: str) -> None:  # noqa: F811
+    # the script of test_worker_faults, without its kill: a slow count on two workers
+    script = SCRIPT.replace("if not killed:", "if False:")
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, how, str(corpus)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        workers = pool_workers(process.pid, 2)
+        assert workers, "no pool started"
+        os.kill(process.pid, getattr(signal, signame))
+        process.wait(timeout=60)
+        left = gone_soon(workers)
+        assert left == [], f"pool workers left running after {signame}"
+    finally:
+        if alive(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@pytest.mark.parametrize("how", ["pattern", "pieces"])
+def test_ctrl_c_stops_a_pool_without_worker_tracebacks(corpus, how: str) -> None:  # noqa: F811
+    # Ctrl-C in a terminal: SIGINT to the whole foreground group, the workers included
+    script = SCRIPT.replace("if not killed:", "if False:").replace(
+        "except Exception as err:",
+        "except KeyboardInterrupt:\n    print('interrupted')\nexcept Exception as err:",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, how, str(corpus)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        workers = pool_workers(process.pid, 2)
+        assert workers, "no pool started"
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert out.startswith("interrupted"), out + err
+        assert "Traceback" not in err, err
+        assert gone_soon(workers) == []
+    finally:
+        if alive(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
