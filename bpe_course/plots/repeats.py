@@ -77,7 +77,7 @@ def _draw(ax, part: pd.DataFrame, position: int, x: str, y: str, color: str, hor
     at, dots = ([position] * len(part) if x == "job" else list(part[x])), list(part[y])
     if horizontal:  # values along x, one row per job, its median written at the right
         ax.errorbar(stats["median"], where, xerr=spread, fmt="none", lw=2.5, color=color, alpha=0.5)
-        ax.plot(dots, at, "o", color=color, ms=4)
+        ax.plot(dots, at, "o", color=color, ms=5, mec="black", mew=0.6, zorder=3)
         ax.plot(stats["median"], where, "|", color="black", ms=14, mew=2)
         unit = " s" if y == "seconds" else ""
         median, high = stats["median"].iloc[0], stats["max"].iloc[0]
@@ -87,7 +87,7 @@ def _draw(ax, part: pd.DataFrame, position: int, x: str, y: str, color: str, hor
         where, stats["median"], yerr=spread, fmt="o-" if x != "job" else "o",
         capsize=5, lw=1.5, ms=7, color=color, label=_label(job),
     )  # fmt: skip
-    ax.plot(at, dots, ".", color=color, alpha=0.45, ms=5)
+    ax.plot(at, dots, "o", color=color, ms=5, mec="black", mew=0.6, zorder=3)
 
 
 def _axes(ax, jobs: list, x: str, xlabel: str, ylabel: str, horizontal: bool, log: bool) -> None:
