@@ -7,11 +7,13 @@ each is written to a ``.partial`` file first and renamed only once complete and 
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import re
-import socket
+import time
 import urllib.error
 import urllib.request
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,6 +127,8 @@ def generated_corpus(
 
     size = parse_size(size)
     check_shape(shape)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise BPEInputError(f"--seed must be 0 or more (a whole number), not {seed!r}")
     name = f"generated-{shape}-{size_label(size)}-seed{seed}-g{GENERATOR_VERSION}.txt"
     path = data_dir() / name
     if path.exists():
@@ -245,6 +249,25 @@ def resolve_corpus(text: str | os.PathLike[str]) -> Path:
 # --- Downloading ---------------------------------------------------------------------------------
 
 
+# A download that moves slower than MIN_RATE bytes/s over RATE_WINDOW_S, or lasts longer than
+# MAX_SECONDS, is stopped (the partial file is kept, so the next run resumes it): a read timeout
+# alone never fires on a server that trickles a byte now and then.
+MIN_RATE = 1_000
+RATE_WINDOW_S = 60.0
+MAX_SECONDS = 6 * 3600.0
+
+
+class UnverifiedDownloadWarning(UserWarning):
+    """A download kept although nothing could prove it whole (no length sent, no hash known)."""
+
+
+@dataclass
+class _Limits:
+    max_seconds: float | None
+    min_rate: float
+    rate_window_s: float
+
+
 def fetch(
     name: str,
     *,
@@ -252,11 +275,18 @@ def fetch(
     progress: bool = True,
     timeout: float = 30.0,
     on_bytes: Callable[[int], None] | None = None,
+    max_seconds: float | None = MAX_SECONDS,
+    min_rate: float = MIN_RATE,
+    rate_window_s: float = RATE_WINDOW_S,
 ) -> Path:
     """Download dataset ``name`` into ``data/`` (once), resuming a partial download when it can.
 
     The bytes go to ``<file>.partial``; only when the size (and the hash, where known) match is it
     renamed to its final name. ``url`` overrides the registry's (the tests use a local server).
+    A reply to a resumed request (HTTP 206) must carry the range asked for (``Content-Range``);
+    a download slower than ``min_rate`` bytes/s over ``rate_window_s``, or longer than
+    ``max_seconds``, stops with its partial file kept. The SHA-256 of a download is pinned (kept
+    beside it, checked on the next download) only when its length proved it whole.
     """
     dataset = get_dataset(name)
     folder = _writable_data_dir()
@@ -282,30 +312,14 @@ def fetch(
             "BPE_COURSE_CORPUS=stories (the default when TinyStories is not in data/)."
         ) from None
     with response:
-        resumed = response.status == 206
-        if not resumed:
-            done = 0  # the server ignored the Range header: start again from the first byte
-        length = response.headers.get("Content-Length")
-        expected = dataset.size or (int(length) + done if length else None)
-        bar = _download_bar(progress, expected, done, name)
+        start, total = _body_start(response, done, name, partial)
+        expected = dataset.size or total
+        bar = _download_bar(progress, expected, start, name)
         try:
-            with open(partial, "ab" if resumed else "wb") as out:
-                while chunk := response.read(1 << 16):
-                    out.write(chunk)
-                    if bar is not None:
-                        bar.update(len(chunk))
-                    if on_bytes is not None:
-                        on_bytes(len(chunk))
-        except OSError as err:
-            if isinstance(err, (socket.timeout, ConnectionError)) or err.errno is None:
-                raise DownloadError(
-                    f"the download of {name} was interrupted ({err}); run the same command again "
-                    "to resume it"
-                ) from None
-            partial.unlink(missing_ok=True)
-            raise DownloadError(
-                f"could not write {partial}: {err.strerror}; free some disk space and try again"
-            ) from None
+            with open(partial, "ab" if start else "wb") as out:  # start is 0 or the partial's end
+                _copy(response, out, _Limits(max_seconds, min_rate, rate_window_s), bar, on_bytes)
+        except (OSError, http.client.HTTPException) as err:
+            _stopped(err, name, partial)
         finally:
             if bar is not None:
                 bar.close()
@@ -314,12 +328,73 @@ def fetch(
         raise DownloadError(
             f"the download of {name} stopped at {got} of {expected} bytes; run the same command again to resume it"
         )
-    return _verify_and_finish(dataset, partial, target, expected)
+    return _verify_and_finish(dataset, partial, target, total)
+
+
+def _body_start(response, done: int, name: str, partial: Path) -> tuple[int, int | None]:
+    """Where the reply's body starts in the file, and the file's whole size if the reply says.
+
+    A 206 reply must say which range it holds: the body is written at that offset (from the
+    start, if the server sent it all), and one that neither continues the partial file nor starts
+    at 0 is refused, the partial file removed.
+    """
+    length = response.headers.get("Content-Length")
+    if response.status != 206:  # the server ignored the Range header: start again from byte 0
+        return 0, int(length) if length and length.isdigit() else None
+    header = response.headers.get("Content-Range") or ""
+    match = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+|\*)", header.strip())
+    if match is None or int(match.group(1)) not in (0, done):
+        partial.unlink(missing_ok=True)
+        raise DownloadError(
+            f"the server sent part of {name} that is not the range asked for (bytes {done}-, got "
+            f"{header or 'no Content-Range'}); the partial file was removed, run the command "
+            "again to download it afresh"
+        )
+    first, last, size = match.groups()
+    return int(first), None if size == "*" else int(size)
+
+
+def _copy(response, out, limits: _Limits, bar, on_bytes: Callable[[int], None] | None) -> None:
+    """Copy the body to ``out`` as it arrives, stopping a download too slow or too long."""
+    started = window_start = time.monotonic()
+    in_window = 0
+    while chunk := response.read1(1 << 16):  # what has arrived, not a full 64 KB: see the rate
+        out.write(chunk)
+        if bar is not None:
+            bar.update(len(chunk))
+        if on_bytes is not None:
+            on_bytes(len(chunk))
+        now, in_window = time.monotonic(), in_window + len(chunk)
+        if limits.max_seconds is not None and now - started > limits.max_seconds:
+            raise TimeoutError(f"it took more than {limits.max_seconds:g} s")
+        if now - window_start >= limits.rate_window_s:
+            if in_window / (now - window_start) < limits.min_rate:
+                raise TimeoutError(
+                    f"it was slower than {limits.min_rate:g} bytes/s for {limits.rate_window_s:g} s"
+                )
+            window_start, in_window = now, 0
+
+
+def _stopped(err: Exception, name: str, partial: Path):
+    """The error for a download stopped mid-way: resumable, except for a local write failure."""
+    if isinstance(err, OSError) and not isinstance(err, (TimeoutError, ConnectionError)):
+        if err.errno is not None:  # the disk, not the network
+            partial.unlink(missing_ok=True)
+            raise DownloadError(
+                f"could not write {partial}: {err.strerror}; free some disk space and try again"
+            ) from None
+    reason = str(err) or type(err).__name__
+    raise DownloadError(
+        f"the download of {name} was interrupted ({reason}); run the same command again to "
+        "resume it"
+    ) from None
 
 
 def _verify_and_finish(
     dataset: Dataset, partial: Path, target: Path, expected: int | None = None
 ) -> Path:
+    """Rename ``partial`` to ``target`` once its size and hash are right; pin its hash only when
+    its size was known (a download cut short with no length must not become the reference)."""
     size = partial.stat().st_size
     expected = dataset.size or expected
     if expected is not None and size != expected:
@@ -337,7 +412,16 @@ def _verify_and_finish(
             f"{dataset.name}: SHA-256 {digest} does not match the expected {known}; the file was "
             "removed. Run the command again; if it keeps failing, the source has changed."
         )
-    pinned.write_text(digest + "\n")
+    if expected is not None:
+        pinned.write_text(digest + "\n")
+    elif known is None:
+        warnings.warn(
+            UnverifiedDownloadWarning(
+                f"{dataset.name}: the server sent no length and no hash is known, so whether the "
+                f"{size} bytes are the whole file could not be checked; its hash is not pinned"
+            ),
+            stacklevel=3,
+        )
     os.replace(partial, target)
     return target
 
