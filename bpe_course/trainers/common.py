@@ -84,6 +84,12 @@ def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) 
             raise BPEInputError(f"special token {token!r} is not a string")
         if token == "":
             raise BPEInputError("special tokens must not be empty strings")
+        surrogate = next((c for c in token if "\ud800" <= c <= "\udfff"), None)
+        if surrogate is not None:  # UTF-8 cannot encode it: the token could never be matched
+            raise BPEInputError(
+                f"special token {token!r} holds a lone surrogate (U+{ord(surrogate):04X}), "
+                "which UTF-8 cannot encode"
+            )
     duplicates = sorted({t for t in special_tokens if list(special_tokens).count(t) > 1})
     if duplicates:
         raise BPEInputError(f"special tokens must be distinct; repeated: {duplicates}")
