@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.harness import append_row, context
+from bpe_course.bench.harness import append_row, context, read_table
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import data_dir
@@ -123,7 +123,7 @@ def sweep(
 
     done, hashes = set(), {}
     if csv_path.exists() and csv_path.stat().st_size:
-        old = pd.read_csv(csv_path)
+        old = read_table(csv_path)
         done = set(
             zip(
                 old["shape"],

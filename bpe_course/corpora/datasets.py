@@ -22,6 +22,7 @@ from bpe_course.errors import BPEInputError
 from bpe_course.files import write_atomically
 from bpe_course.paths import data_dir
 from bpe_course.pretokenize import END_OF_TEXT as EOT
+from bpe_course.pretokenize import decode_utf8
 
 MB = 1_000_000  # sizes in the course are decimal megabytes, as in the V1-V5 post
 
@@ -178,8 +179,8 @@ def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
     with open(source, "rb") as f:
         data = f.read(size + 1)
     prefix = _prefix_on_boundary(data, size)
-    prefix.decode("utf-8")  # a boundary is never inside a character; this would say so loudly
-    return write_atomically(path, prefix.decode("utf-8"))
+    # a boundary is never inside a character, so a bad byte here is bad in the file itself
+    return write_atomically(path, decode_utf8(prefix, str(source), 0))
 
 
 # --- Which corpus the course uses ----------------------------------------------------------------
