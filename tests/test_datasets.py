@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
-import time
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest

@@ -247,7 +247,7 @@ def _wait_for_children(process: subprocess.Popen, count: int, limit_s: float = 6
 def big_corpus(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("big") / "big.txt"
     text = stdlib_corpus(1_000_000)
-    path.write_text(text * 12, encoding="utf-8")  # ~12 MB: the pool works for seconds
+    path.write_text(text * 24, encoding="utf-8")  # ~24 MB: the workers count for seconds
     return path
 
 
@@ -287,7 +287,9 @@ def test_ctrl_c_on_the_dask_path_is_one_line(big_corpus, tmp_path) -> None:
         "2",
     ]
     process = _start(argv, tmp_path)
-    _wait_for_children(process, 4)  # two nannies, two workers
+    first = process.stderr.readline()  # printed once the cluster is up, before the counting
+    assert first.startswith("Dask dashboard"), first + process.communicate()[1]
+    time.sleep(0.5)
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
     _, err = process.communicate(timeout=60)
     assert "Traceback" not in err and err.strip() == "bpe-course: interrupted", err

@@ -76,4 +76,6 @@ def free_port(wanted: int, tries: int = 50) -> int:
             except OSError:
                 continue
             return port
-    raise BPEInputError(f"ports {wanted} to {wanted + tries - 1} are all taken; pick one with --port")
+    raise BPEInputError(
+        f"ports {wanted} to {wanted + tries - 1} are all taken; pick one with --port"
+    )
