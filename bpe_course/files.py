@@ -8,8 +8,10 @@ its partial file behind; the next run removes those whose process no longer runs
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
@@ -61,6 +63,18 @@ def publish(partial: Path, path: Path, *, keep_existing: bool = False) -> Path:
             os.replace(partial, path)
     partial.unlink(missing_ok=True)
     return path
+
+
+@contextlib.contextmanager
+def replaced_whole(path: Path) -> Iterator[Path]:
+    """Yield a partial file to write ``path``'s new content to; it replaces ``path`` only if the
+    block ends without an error, else it is removed and ``path`` stays as it was."""
+    partial = partial_path(path)
+    try:
+        yield partial
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def write_atomically(path: Path, text: str) -> Path:

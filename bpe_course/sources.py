@@ -140,8 +140,15 @@ def _files_under(folder: Path) -> list[Path]:
     for root, folders, names in os.walk(folder, onerror=refuse, followlinks=True):
         folders[:] = [name for name in folders if not name.startswith(".")]
         for name in names:
-            if not name.startswith(".") and (Path(root) / name).is_file():
-                found.append(Path(root) / name)
+            path = Path(root) / name
+            if name.startswith("."):
+                continue
+            if path.is_file():
+                found.append(path)
+            elif path.is_symlink() and not path.exists():  # a shard its link lost: say so
+                raise BPEInputError(
+                    f"{path} is a link to {os.readlink(path)}, which does not exist"
+                )
     return sorted(found)
 
 

@@ -407,3 +407,43 @@ def test_stale_partials_are_not_reused_and_are_cleared(data_folder) -> None:
     path = generated_corpus("20KB")
     assert b"\0" not in path.read_bytes() and path.stat().st_size > 19_000
     assert not stale.exists()
+
+
+# --- More downloads and slices -----------------------------------------------------------------
+
+
+def test_malformed_url_is_one_clear_error(server) -> None:
+    with pytest.raises(DownloadError, match="cannot download test-set from 'not a url'"):
+        fetch("test-set", url="not a url", progress=False)
+
+
+def test_two_downloads_at_once_do_not_share_a_partial_file(liar, data_folder) -> None:
+    liar.mode = "trickle"
+    first_error: list[Exception] = []
+
+    def first() -> None:
+        try:
+            fetch("sized-set", progress=False, max_seconds=3, min_rate=1)
+        except DownloadError as err:
+            first_error.append(err)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not liar.requests and thread.is_alive():  # until the first download is under way
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    with pytest.raises(DownloadError, match="another download into .* is under way"):
+        fetch("sized-set", progress=False)
+    thread.join()
+    assert "took more than 3 s" in str(first_error[0])  # the first one was left alone
+
+
+def test_slices_of_two_files_with_one_name_are_not_mixed_up(tmp_path, data_folder) -> None:
+    documents = "story {} here.\n<|endoftext|>\n"
+    for folder, word in (("a", "one"), ("b", "two")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "corpus.txt").write_text(documents.format(word) * 100)
+    first = slice_corpus(tmp_path / "a" / "corpus.txt", 500).read_text()
+    second = slice_corpus(tmp_path / "b" / "corpus.txt", 500).read_text()
+    assert "one" in first and "two" in second and "one" not in second

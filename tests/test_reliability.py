@@ -231,6 +231,8 @@ def _start(argv: list[str], tmp_path: Path) -> subprocess.Popen:
         text=True,
         cwd=tmp_path,
         start_new_session=True,  # its own group: the test's signal reaches it as a terminal's
+        # as from a terminal: a test run started in the background passes SIGINT on ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
@@ -321,3 +323,89 @@ def test_explore_port_out_of_range_is_one_line(monkeypatch, tmp_path, capsys) ->
     monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
     monkeypatch.setattr(subprocess, "call", lambda command: 0)
     one_line_error(capsys, main(["explore", "--port", "-5"]), "--port must be from 1 to 65535")
+
+
+# --- More of the same classes ------------------------------------------------------------------
+
+
+def test_a_folder_under_a_file_is_one_line(tmp_path, capsys) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    one_line_error(capsys, main(["handout", str(blocker / "class")]), "File exists")
+
+
+def test_bench_refuses_zero_workers(data_folder, capsys) -> None:
+    argv = ["bench", "--sizes", "10KB", "--vocab-sizes", "300", "--versions", "v5"]
+    one_line_error(capsys, main([*argv, "--workers", "0"]), "workers must be 1 or more")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"", "No columns to parse"), (b"a,b\n\xe9,1\n", "can't decode byte 0xe9")],
+    ids=["empty", "latin1"],
+)
+def test_plot_of_an_unreadable_csv_is_one_line(tmp_path, capsys, content, message) -> None:
+    path = tmp_path / "t.csv"
+    path.write_bytes(content)
+    one_line_error(capsys, main(["plot", str(path)]), message)
+
+
+def test_broken_link_in_a_corpus_folder_is_refused(tmp_path) -> None:
+    folder = tmp_path / "shards"
+    folder.mkdir()
+    (folder / "a.txt").write_text("some text here", encoding="utf-8")
+    (folder / "b.txt").symlink_to(tmp_path / "moved-away.txt")
+    with pytest.raises(BPEInputError, match=r"b.txt is a link to .*moved-away.txt, which does not"):
+        train_bpe(folder, 270)
+
+
+def test_interrupted_figure_save_keeps_the_old_figure(tmp_path, monkeypatch) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bpe_course.plots import save_figure
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [3, 4])
+    paths = save_figure(fig, "f", folder=tmp_path)
+    before = {p.name: p.read_bytes() for p in paths}
+
+    def cut_short(target, **kwargs):
+        Path(target).write_bytes(b"<svg half")  # what a killed process leaves
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fig, "savefig", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        save_figure(fig, "f", folder=tmp_path)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    plt.close(fig)
+
+
+def test_interrupted_rewrite_of_the_bench_csv_keeps_its_rows(tmp_path, monkeypatch) -> None:
+    from bpe_course.bench.harness import append_row
+
+    path = tmp_path / "bench.csv"
+    append_row(path, {"corpus": "stories", "version": "v5", "merge_s": 0.5})
+    before = path.read_bytes()
+    real_to_csv = pd.DataFrame.to_csv
+
+    def cut_short(self, target=None, **kwargs):
+        real_to_csv(self.head(0), target, **kwargs)  # the header written, then killed
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", cut_short)
+    with pytest.raises(KeyboardInterrupt):  # a row with a new column: the file is rewritten
+        append_row(path, {"corpus": "stories", "version": "hf", "merges_equal": True})
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["bench.csv"]
+
+
+def test_writing_never_takes_another_runs_partial_file(tmp_path) -> None:
+    from bpe_course.files import write_atomically
+
+    path = tmp_path / "out.json"
+    theirs = tmp_path / "out.json.partial"  # another run, still writing (the old shared name)
+    theirs.write_text("half of their file")
+    write_atomically(path, "mine")
+    assert path.read_text() == "mine" and theirs.read_text() == "half of their file"

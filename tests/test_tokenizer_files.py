@@ -212,6 +212,7 @@ def tokenizer(two_tokenizers) -> Tokenizer:
         ([104.0, 105.0], r"id 104.0 \(float\) is not an integer"),
         ([104, True], r"id True \(bool\) is not an integer"),
         ("hi", "decode takes a list of integer ids, not str"),
+        (b"hi", "decode takes a list of integer ids, not bytes"),  # was decoded as [104, 105]
     ],
 )
 def test_decode_refuses_what_is_not_ids(tokenizer, ids, message) -> None:
@@ -242,3 +243,20 @@ def test_surrogate_special_token_is_refused_by_training(tmp_path) -> None:
     path.write_text("hello there", encoding="utf-8")
     with pytest.raises(BPEInputError, match=r"special token .* lone surrogate"):
         train_bpe(path, 300, ["<|\udcff|>"])
+
+
+def test_one_string_as_special_tokens_is_refused(two_tokenizers, tmp_path) -> None:
+    # list("<|endoftext|>") would make every "<" a special token
+    vocab, merges = two_tokenizers[0]
+    with pytest.raises(BPEInputError, match=r"must be a list of strings, not a single str"):
+        Tokenizer(vocab, merges, EOT)
+    save_gpt2(vocab, merges, tmp_path)
+    with pytest.raises(BPEInputError, match=r"must be a list of strings, not a single str"):
+        Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", EOT)
+
+
+def test_special_tokens_none_means_none(tmp_path) -> None:
+    path = tmp_path / "c.txt"
+    path.write_text("hello there, hello again", encoding="utf-8")
+    vocab, merges = train_bpe(path, 260, None)
+    assert (vocab, merges) == train_bpe(path, 260, [])

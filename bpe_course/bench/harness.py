@@ -28,6 +28,7 @@ import pandas as pd
 import bpe_course
 from bpe_course.corpora.datasets import corpus_source, course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
+from bpe_course.files import replaced_whole
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 
 KEY = ["corpus", "size_bytes", "vocab_size", "version", "repeat"]
@@ -139,6 +140,8 @@ def run_grid(
 ) -> pd.DataFrame:
     """Run ``grid``; return every row (old and new) as a DataFrame, appending new ones to ``csv_path``."""
     check_versions(grid.versions)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise BPEInputError(f"workers must be 1 or more, not {workers!r}")
     source = corpus_source(corpus)
     done = (
         read_table(csv_path)
@@ -211,8 +214,9 @@ def append_row(csv_path: Path, row: dict) -> None:
         drop_unfinished_line(csv_path)
     if csv_path.exists() and csv_path.stat().st_size:
         header = read_table(csv_path, nrows=0).columns
-        if set(new.columns) - set(header):
-            pd.concat([read_table(csv_path), new]).to_csv(csv_path, index=False)
+        if set(new.columns) - set(header):  # rewritten whole: a crash keeps the old rows
+            with replaced_whole(csv_path) as partial:
+                pd.concat([read_table(csv_path), new]).to_csv(partial, index=False)
             return
         new = new.reindex(columns=header)
         new.to_csv(csv_path, mode="a", header=False, index=False)

@@ -63,6 +63,10 @@ def _run(args: argparse.Namespace) -> int:
     except (BPEInputError, FileNotFoundError) as err:
         print(f"bpe-course: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # the machine's: a folder under a file, a full disk, no permission
+        where = f": {err.filename}" if err.filename else ""
+        print(f"bpe-course: error: {err.strerror or err}{where}", file=sys.stderr)
+        return 2
     except RuntimeError as err:  # a benchmark mismatch or a failed run: not the user's doing
         print(f"bpe-course: failed: {err}", file=sys.stderr)
         return 1

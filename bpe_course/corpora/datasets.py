@@ -6,15 +6,17 @@ each is written to a ``.partial`` file first and renamed only once complete and 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import os
 import re
+import tempfile
 import time
 import urllib.error
 import urllib.request
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,9 +108,10 @@ def _writable_data_dir() -> Path:
     folder = data_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".write-probe"
-        probe.write_bytes(b"")
-        probe.unlink()
+        # a probe of this run's own: with one shared name, two runs at once would remove each
+        # other's and one would be told, wrongly, that it cannot write here
+        with tempfile.TemporaryFile(dir=folder):
+            pass
     except OSError as err:
         raise BPEInputError(
             f"cannot write to the data folder {folder}: {err.strerror}. Set BPE_COURSE_DATA to a folder you can write."
@@ -173,14 +176,23 @@ def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
     if size == total:
         return source
     path = data_dir() / f"{source.stem}-{size_label(size)}.txt"
-    if path.exists():
-        return path
+    if path.exists() and _is_prefix(path, source):
+        return path  # else a slice of another file of the same name, or of an older version
     _writable_data_dir()
     with open(source, "rb") as f:
         data = f.read(size + 1)
     prefix = _prefix_on_boundary(data, size)
     # a boundary is never inside a character, so a bad byte here is bad in the file itself
     return write_atomically(path, decode_utf8(prefix, str(source), 0))
+
+
+def _is_prefix(path: Path, source: Path) -> bool:
+    """Whether the bytes of ``path`` begin ``source`` (compared a megabyte at a time)."""
+    with open(path, "rb") as cached, open(source, "rb") as whole:
+        while block := cached.read(MB):
+            if whole.read(len(block)) != block:
+                return False
+    return True
 
 
 # --- Which corpus the course uses ----------------------------------------------------------------
@@ -294,10 +306,63 @@ def fetch(
     target = folder / dataset.filename
     if target.exists():
         return target
+    with _only_download(folder):
+        return _fetch(
+            dataset,
+            folder,
+            url,
+            progress,
+            timeout,
+            on_bytes,
+            _Limits(max_seconds, min_rate, rate_window_s),
+        )
+
+
+@contextlib.contextmanager
+def _only_download(folder: Path) -> Iterator[None]:
+    """Hold the data folder's lock for one download: two at once would append to one partial
+    file (a second ``data fetch`` while the first runs, in another terminal) and corrupt it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks here; the size and hash checks remain
+        yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DownloadError(
+                f"another download into {folder} is under way; wait for it to finish (or stop "
+                "it), then run the command again"
+            ) from None
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+def _fetch(
+    dataset: Dataset,
+    folder: Path,
+    url: str | None,
+    progress: bool,
+    timeout: float,
+    on_bytes: Callable[[int], None] | None,
+    limits: _Limits,
+) -> Path:
+    name = dataset.name
+    target = folder / dataset.filename
+    if target.exists():  # finished by the download that held the lock before us
+        return target
     partial = folder / (dataset.filename + ".partial")
     source = url or dataset.url
     done = partial.stat().st_size if partial.exists() else 0
-    request = urllib.request.Request(source, headers={"Range": f"bytes={done}-"} if done else {})
+    try:
+        request = urllib.request.Request(
+            source, headers={"Range": f"bytes={done}-"} if done else {}
+        )
+    except ValueError as err:  # not a URL at all
+        raise DownloadError(f"cannot download {name} from {source!r}: {err}") from None
     try:
         response = urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as err:
@@ -318,7 +383,7 @@ def fetch(
         bar = _download_bar(progress, expected, start, name)
         try:
             with open(partial, "ab" if start else "wb") as out:  # start is 0 or the partial's end
-                _copy(response, out, _Limits(max_seconds, min_rate, rate_window_s), bar, on_bytes)
+                _copy(response, out, limits, bar, on_bytes)
         except (OSError, http.client.HTTPException) as err:
             _stopped(err, name, partial)
         finally:

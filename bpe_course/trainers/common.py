@@ -74,6 +74,8 @@ def initial_vocab(special_tokens: Sequence[str] = ()) -> Vocab:
 
 def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) -> int:
     """Validate the arguments every trainer takes; return the number of merges to do."""
+    if special_tokens is None:
+        raise BPEInputError("special_tokens must be a list of strings (empty for none), not None")
     if isinstance(special_tokens, (str, bytes)):
         raise BPEInputError(
             f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}"
