@@ -1,13 +1,15 @@
 # Two commands set everything up on a fresh machine with Python 3.10+:
 #   make course   execute the notebooks headlessly on the offline corpus and write figures/
 #   make test     run the test suite
-# Both create a local virtual environment in .venv on first use.
+#   make site     build the course as a static website (executed notebooks, search) into build/site/
+#   make slides   export a reveal.js deck per notebook and a walkthrough into build/slides/ (offline)
+# Each creates a local virtual environment in .venv on first use.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: course test lint clean-venv
+.PHONY: course test lint site slides clean-venv
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "bpe_course needs Python 3.10 or newer; found " + sys.version.split()[0])'
@@ -20,7 +22,19 @@ course: $(STAMP)
 	$(BIN)/python -m bpe_course course
 
 test: $(STAMP)
+	@# reveal.js for the slides' browser test (from npm, once); without it that test is skipped.
+	$(BIN)/python -m bpe_course slides --fetch-only || echo "WARNING: no reveal.js (is npm installed?): the slides' browser test will be skipped" >&2
 	$(BIN)/python -m pytest
+
+$(VENV)/.installed-%: $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[$*]'
+	@touch $@
+
+site: $(VENV)/.installed-site
+	$(BIN)/python -m bpe_course site
+
+slides: $(VENV)/.installed-slides
+	$(BIN)/python -m bpe_course slides
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,6 +4,7 @@ their grader, which live in :mod:`bpe_course.course.exercises` (the course's flo
 from bpe_course.course.exercises import (
     EXERCISES,
     check,
+    check_all,
     exercise_file,
     get_exercise,
     show_solution,
@@ -15,6 +16,7 @@ __all__ = [
     "EXERCISES",
     "Report",
     "check",
+    "check_all",
     "exercise_file",
     "get_exercise",
     "show_solution",

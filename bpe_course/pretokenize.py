@@ -251,14 +251,8 @@ def count_words(
     ``on_chunk`` is called with the byte size of each chunk once it is counted (for progress bars).
     """
     path = Path(path)
-    size = path.stat().st_size
-    n_workers = effective_workers(size, workers, min_bytes_per_worker)
-    n_chunks = max(math.ceil(size / MAX_CHUNK_BYTES), 4 * n_workers if n_workers > 1 else 1)
-    split_token = pick_split_token(special_tokens)
-    split_bytes = split_token.encode("utf-8") if split_token else None
-    boundaries = find_chunk_boundaries(path, n_chunks, split_bytes)
-    ranges = zip(boundaries[:-1], boundaries[1:])
-    tasks = [(str(path), start, end, tuple(special_tokens)) for start, end in ranges]
+    n_workers = effective_workers(path.stat().st_size, workers, min_bytes_per_worker)
+    tasks = chunk_tasks(path, special_tokens, n_workers)
 
     totals: Counter[str] = Counter()
     if n_workers == 1 or len(tasks) == 1:
@@ -271,6 +265,21 @@ def count_words(
         with context.Pool(min(n_workers, len(tasks))) as pool:
             _add_up(totals, pool.imap_unordered(_count_chunk_star, tasks), on_chunk)
     return _encode_keys(totals)
+
+
+def chunk_tasks(
+    path: Path, special_tokens: Sequence[str], n_workers: int
+) -> list[tuple[str, int, int, tuple[str, ...]]]:
+    """The chunks ``count_words`` hands out to ``n_workers``: ``(path, start, end, specials)``.
+    Four chunks a worker (so a slow chunk does not hold the others up), none above
+    ``MAX_CHUNK_BYTES`` (in this process: as few chunks as that allows)."""
+    size = path.stat().st_size
+    n_chunks = max(math.ceil(size / MAX_CHUNK_BYTES), 4 * n_workers if n_workers > 1 else 1)
+    split_token = pick_split_token(special_tokens)
+    split_bytes = split_token.encode("utf-8") if split_token else None
+    boundaries = find_chunk_boundaries(path, n_chunks, split_bytes)
+    ranges = zip(boundaries[:-1], boundaries[1:])
+    return [(str(path), start, end, tuple(special_tokens)) for start, end in ranges]
 
 
 def _add_up(totals: Counter[str], results, on_chunk: Callable[[int], None] | None) -> None:

@@ -9,6 +9,7 @@ A screenshot is saved to ``test-artifacts/browser/`` for a human to look at.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -393,3 +394,194 @@ def test_explore_page(tmp_path) -> None:
                 browser.close()
     finally:
         stop_server(server)
+
+
+# --- The static site and the slides --------------------------------------------------------------
+# Built in a quick mode: three notebooks executed here (a figure, a stepper, a heap stepper and
+# progress bars among them), the other eleven staged without outputs, so every page and deck
+# exists. `make site` and `make slides` build from all fourteen executed notebooks.
+QUICK_NOTEBOOKS = ("01_start_here.ipynb", "03_sennrich_bpe.ipynb", "09_v5_heap.ipynb")
+STATIC_ARTIFACTS = REPO_ROOT / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def quick_build(tmp_path_factory):
+    """The quick notebooks executed once for both the site and the slides, and their figures."""
+    from bpe_course.course.runner import run_notebook
+
+    root = tmp_path_factory.mktemp("static")
+    names = ("BPE_COURSE_QUICK", "BPE_COURSE_FIGURES", "BPE_COURSE_DATA", "BPE_COURSE_CORPUS")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update(
+        BPE_COURSE_QUICK="1",
+        BPE_COURSE_CORPUS="stories",
+        BPE_COURSE_FIGURES=str(root / "figures"),
+        BPE_COURSE_DATA=str(root / "data"),
+    )
+    try:
+        for name in QUICK_NOTEBOOKS:
+            run_notebook(notebooks_dir() / name, root / "executed", timeout=300)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return root
+
+
+@contextlib.contextmanager
+def static_server(folder: Path):
+    """``folder`` served on 127.0.0.1 by the standard library, in a thread; yields the base URL."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def offline_page(playwright, problems: list[str]):
+    """A page whose requests may go to 127.0.0.1 (and data: URLs) only: any other is aborted
+    and recorded in ``problems``, as are console errors and uncaught exceptions."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith(("http://127.0.0.1:", "data:", "blob:", "about:")):
+            request_route.continue_()
+        else:
+            problems.append(f"request to {url}")
+            request_route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    try:
+        yield page
+    finally:
+        browser.close()
+
+
+# Every <img> loaded (lazy ones made eager first), and the broken ones named.
+BROKEN_IMAGES_JS = """async () => {
+    const images = [...document.querySelectorAll('img')];
+    images.forEach(img => { img.loading = 'eager'; });
+    await Promise.all(images.map(img => img.decode().catch(() => null)));
+    return {count: images.length,
+            broken: images.filter(img => !(img.naturalWidth > 0)).map(img => img.src.slice(0, 80))};
+}"""
+
+
+def test_site_renders_offline(quick_build) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("myst_nb", reason="the site needs the site extra")
+    from bpe_course.course.site import build_site
+
+    out = quick_build / "site"
+    missing = build_site(quick_build / "executed", out, figures=quick_build / "figures")
+    assert len(missing) == len(list(notebooks_dir().glob("[0-9][0-9]_*.ipynb"))) - 3
+    artifacts = STATIC_ARTIFACTS / "site"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    pages = sorted(p.name for p in out.glob("*.html"))
+    assert {"index.html", "references.html", "results.html", "search.html"} <= set(pages)
+    problems: list[str] = []
+    with static_server(out) as base, sync_api.sync_playwright() as playwright:
+        with offline_page(playwright, problems) as page:
+            images = 0
+            for name in pages:
+                page.goto(f"{base}/{name}", wait_until="load")
+                found = page.evaluate(BROKEN_IMAGES_JS)
+                assert not found["broken"], f"{name}: images that did not load: {found['broken']}"
+                images += found["count"]
+                assert page.locator("main, article").first.inner_text().strip(), name
+            assert images >= len(QUICK_NOTEBOOKS), f"only {images} images on the whole site"
+            # The navigation lists the fourteen notebooks in order.
+            page.goto(f"{base}/index.html")
+            page.screenshot(path=str(artifacts / "index.png"))
+            nav = page.locator(".bd-sidebar-primary a.reference.internal").all_inner_texts()
+            numbers = [text[:2] for text in nav if text[:2].isdigit()]
+            expected = [p.name[:2] for p in sorted(notebooks_dir().glob("[0-9][0-9]_*.ipynb"))]
+            assert numbers == expected, nav
+            # A frozen widget: its first state and the line on running it live.
+            page.goto(f"{base}/03_sennrich_bpe.html")
+            note = page.locator(".bpe-static-widget-note").first
+            note.scroll_into_view_if_needed()
+            assert "jupyter lab notebooks/03_sennrich_bpe.ipynb" in note.inner_text()
+            page.screenshot(path=str(artifacts / "03_frozen_widget.png"))
+            # The stored results are links to the CSV files, which download.
+            page.goto(f"{base}/results.html")
+            links = page.locator("a.download").evaluate_all("els => els.map(e => e.href)")
+            assert len(links) == len(list((notebooks_dir() / "results").glob("*.csv")))
+            first = links[0].rsplit("/", 1)[-1]
+            stored = (notebooks_dir() / "results" / first).read_bytes()
+            assert urllib.request.urlopen(links[0], timeout=10).read() == stored
+            page.screenshot(path=str(artifacts / "results.png"))
+            # Search, from the search page, offline.
+            page.goto(f"{base}/search.html?q=inverted+index")
+            hits = page.locator("#search-results li")
+            hits.first.wait_for(timeout=30_000)
+            found_pages = hits.locator("a").evaluate_all("els => els.map(e => e.href)")
+            assert any("08_v4_inverted_index" in href for href in found_pages), found_pages
+            page.screenshot(path=str(artifacts / "search.png"))
+    assert not problems, "\n".join(problems)
+
+
+REVEAL_STATE_JS = """() => window.Reveal && Reveal.isReady() ? {
+    total: Reveal.getTotalSlides(),
+    text: Reveal.getCurrentSlide().innerText.trim().length,
+    images: Reveal.getCurrentSlide().querySelectorAll('img').length,
+    last: Reveal.isLastSlide(),
+} : null"""
+
+
+def test_slides_render_offline(quick_build) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from bpe_course.course.deck import build_slides, reveal_dir
+    from bpe_course.course.slides import slide_count
+
+    reveal = reveal_dir()
+    if not (reveal / "dist" / "reveal.js").is_file():
+        pytest.skip(f"no reveal.js in {reveal}: `bpe-course slides --fetch-only` (make test does)")
+    out = quick_build / "slides"
+    counts = build_slides(quick_build / "executed", out, reveal, figures=quick_build / "figures")
+    artifacts = STATIC_ARTIFACTS / "slides"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    with static_server(out) as base, sync_api.sync_playwright() as playwright:
+        with offline_page(playwright, problems) as page:
+            for stem, expected in sorted(counts.items()):
+                page.goto(f"{base}/{stem}.html", wait_until="load")
+                page.wait_for_function(REVEAL_STATE_JS, timeout=30_000)
+                state = page.evaluate(REVEAL_STATE_JS)
+                assert state["total"] == expected, (stem, state)
+                if stem != "00_walkthrough":
+                    assert expected == slide_count(stem)
+                found = page.evaluate(BROKEN_IMAGES_JS)
+                assert not found["broken"], f"{stem}: images that did not load: {found['broken']}"
+                # Every slide, in order: each shows something.
+                for number in range(state["total"]):
+                    state = page.evaluate(REVEAL_STATE_JS)
+                    assert state["text"] or state["images"], f"{stem}: slide {number + 1} is empty"
+                    if number < (3 if stem == "00_walkthrough" else 2):
+                        page.screenshot(path=str(artifacts / f"{stem}_{number + 1:02d}.png"))
+                    if state["last"]:
+                        break
+                    page.evaluate("Reveal.next()")
+                    page.wait_for_timeout(50)
+                assert number + 1 == state["total"] or state["last"], (stem, number)
+    assert not problems, "\n".join(problems)

@@ -445,3 +445,486 @@ def test_chunk_boundaries_cut_just_before_the_token(data) -> None:
     assert cuts[0] == 0 and cuts[-1] == len(blob) and len(cuts) <= max(desired, 1) + 1
     assert all(a < b for a, b in zip(cuts[1:-1], cuts[2:-1]))
     assert all(blob.startswith(token, cut) for cut in cuts[1:-1])
+
+
+# --- Every plausible wrong answer, one a row: (exercise, bug, source, what the verdict says) ------
+
+TRAINER = """
+    from collections import Counter
+
+    import regex
+
+    from bpe_course.pretokenize import GPT2_PATTERN
+
+
+    def train_bpe(input_path, vocab_size, special_tokens):
+        text = open(input_path, encoding="utf-8").read()
+        if special_tokens:
+            ordered = sorted(special_tokens, key=len, reverse=True)
+            parts = regex.split("|".join(regex.escape(s) for s in ordered), text)
+        else:
+            parts = [text]
+        words = Counter()
+        for part in parts:
+            for match in regex.finditer(GPT2_PATTERN, part):
+                words[tuple(bytes([b]) for b in match.group().encode("utf-8"))] += 1
+        vocab = {i: bytes([i]) for i in range(256)}
+        for special in special_tokens:
+            vocab[len(vocab)] = special.encode("utf-8")
+        merges = []
+        while len(vocab) < vocab_size:
+            pairs = Counter()
+            for word, n in words.items():
+                for pair in zip(word, word[1:]):
+                    pairs[pair] += n
+            if not pairs:
+                break
+            best = max(pairs, key=lambda p: (pairs[p], p))
+            merges.append(best)
+            vocab[len(vocab)] = best[0] + best[1]
+            merged = Counter()
+            for word, n in words.items():
+                out, i = [], 0
+                while i < len(word):
+                    if i + 1 < len(word) and (word[i], word[i + 1]) == best:
+                        out.append(best[0] + best[1])
+                        i += 2
+                    else:
+                        out.append(word[i])
+                        i += 1
+                merged[tuple(out)] += n
+            words = merged
+        return vocab, merges
+    """
+RIGHT["train_bpe"] = TRAINER
+
+
+def trainer_with(old: str, new: str) -> str:
+    assert old in TRAINER, old
+    return TRAINER.replace(old, new)
+
+
+MERGE_LOOP = """
+    def merge_word(word, pair, new_id):
+        out, i = [], 0
+        while i < len(word):
+            if word[i : i + 2] == pair:
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(word[i])
+                i += 1
+        return tuple(out)
+    """
+RIGHT_INDEX = RIGHT["update_index"]
+RIGHT_POP = RIGHT["pop_best"]
+RIGHT_CUTS = RIGHT["chunk_boundaries"]
+
+FIXTURES = [
+    # merge_word
+    (
+        "merge_word",
+        "the ids' text: ' '.join and str.replace",
+        """
+        def merge_word(word, pair, new_id):
+            text = " ".join(map(str, word)).replace(f"{pair[0]} {pair[1]}", str(new_id))
+            return tuple(int(t) for t in text.split())
+        """,
+        "not right yet, on word=(0, 11), pair=(0, 1), new_id=5001 (the smallest failing input "
+        "hypothesis found). Expected (0, 11); yours returned (50011,).",
+    ),
+    (
+        "merge_word",
+        "only the first occurrence",
+        MERGE_LOOP.replace("i += 2", "out.extend(word[i + 2 :])\n                break"),
+        "Expected (4, 4); yours returned (4, 0, 0).",
+    ),
+    (
+        "merge_word",
+        "the reverse pair merged too",
+        MERGE_LOOP.replace("word[i : i + 2] == pair", "word[i : i + 2] in (pair, pair[::-1])"),
+        "Expected (0, 0, 1); yours returned (0, 5001).",
+    ),
+    ("merge_word", "a list, not a tuple", MERGE_LOOP.replace("tuple(out)", "out"), "(a list)"),
+    (
+        "merge_word",
+        "the last id dropped",
+        MERGE_LOOP.replace("while i < len(word):", "while i < len(word) - 1:"),
+        "Expected (0,); yours returned ().",
+    ),
+    # pair_count_changes
+    (
+        "pair_count_changes",
+        "count ignored (one occurrence each)",
+        RIGHT["pair_count_changes"].replace("count * n", "n"),
+        "count=2",
+    ),
+    (
+        "pair_count_changes",
+        "pairs as sets, not counted",
+        RIGHT["pair_count_changes"].replace(
+            "Counter(zip(word, word[1:]))", "Counter(set(zip(word, word[1:])))"
+        ),
+        "Expected {(0, 0): -2, (4, 0): 1}",
+    ),
+    (
+        "pair_count_changes",
+        "the gains only",
+        RIGHT["pair_count_changes"].replace("change.subtract", "change.update({}) or dict"),
+        "expected -",
+    ),
+    (
+        "pair_count_changes",
+        "merged on the ids' text",
+        """
+        from collections import Counter
+
+        def pair_count_changes(word, pair, new_id, count):
+            text = " ".join(map(str, word)).replace(f"{pair[0]} {pair[1]}", str(new_id))
+            merged = tuple(int(t) for t in text.split())
+            change = Counter()
+            change.subtract({p: count * n for p, n in Counter(zip(word, word[1:])).items()})
+            change.update({p: count * n for p, n in Counter(zip(merged, merged[1:])).items()})
+            return dict(change)
+        """,
+        "on word=(1, 11), pair=(1, 1), new_id=5001, count=1 (the smallest failing input "
+        "hypothesis found). Expected {}; yours returned {(1, 11): -1}",
+    ),
+    # chunk_boundaries
+    (
+        "chunk_boundaries",
+        "a regex of the token, unescaped",
+        """
+        import re
+
+        def chunk_boundaries(data, desired_chunks, split_token):
+            cuts = [0]
+            for i in range(1, max(desired_chunks, 1)):
+                found = re.compile(split_token).search(data, max(i * len(data) // desired_chunks, cuts[-1]))
+                if found is None:
+                    break
+                if found.start() > cuts[-1]:
+                    cuts.append(found.start())
+            return cuts + [len(data)]
+        """,
+        "split_token=b'|'",
+    ),
+    (
+        "chunk_boundaries",
+        "the guess not clamped, a cut repeated",
+        RIGHT_CUTS.replace(
+            "max(i * len(data) // desired_chunks, cuts[-1])", "i * len(data) // desired_chunks"
+        ).replace("if found > cuts[-1]:", "if True:"),
+        "Expected [0, 1]; yours returned [0, 0, 1].",
+    ),
+    (
+        "chunk_boundaries",
+        "evenly spaced, the token ignored",
+        """
+        def chunk_boundaries(data, desired_chunks, split_token):
+            n = max(desired_chunks, 1)
+            cuts = sorted({i * len(data) // n for i in range(n)} | {len(data)})
+            return cuts if len(cuts) > 1 else [0, 0]
+        """,
+        "not right yet",
+    ),
+    (
+        "chunk_boundaries",
+        "searched from one past the guess",
+        RIGHT_CUTS.replace("cuts[-1]))", "cuts[-1]) + 1)"),
+        "Expected [0, 13, 26]; yours returned [0, 26]",
+    ),
+    # update_index
+    (
+        "update_index",
+        "every word rescanned, the index rebuilt",
+        """
+        from bpe_course.trainers.common import merge_word
+
+        def update_index(words, pair_to_words, pair, new_id):
+            for i, word in enumerate(words):
+                words[i] = merge_word(word, pair, new_id)
+            pair_to_words.clear()
+            for i, word in enumerate(words):
+                for p in zip(word, word[1:]):
+                    pair_to_words.setdefault(p, set()).add(i)
+        """,
+        "The words and the index are right, but your function read 2 of the 2 words where only 1 "
+        "hold the pair",
+    ),
+    (
+        "update_index",
+        "every word tested for the pair",
+        """
+        from bpe_course.trainers.common import merge_word
+
+        def update_index(words, pair_to_words, pair, new_id):
+            for i in range(len(words)):
+                old = words[i]
+                if pair not in zip(old, old[1:]):
+                    continue
+                new = merge_word(old, pair, new_id)
+                words[i] = new
+                for p in set(zip(old, old[1:])) - set(zip(new, new[1:])):
+                    pair_to_words[p].discard(i)
+                for p in set(zip(new, new[1:])):
+                    pair_to_words.setdefault(p, set()).add(i)
+        """,
+        "not by scanning every word",
+    ),
+    (
+        "update_index",
+        "an old pair that still occurs dropped",
+        RIGHT_INDEX.replace("- set(zip(new, new[1:])) - {pair}", "- {pair}").replace(
+            "for p in set(zip(new, new[1:])):",
+            "for p in set(zip(new, new[1:])) - set(zip(old, old[1:])):",
+        ),
+        "The words are right, but pair_to_words[",
+    ),
+    (
+        "update_index",
+        "the new pairs never added",
+        RIGHT_INDEX.replace("pair_to_words.setdefault(p, set()).add(i)", "pass"),
+        "expected {0}, yours no entry. The index before the call: {(0, 0): {0}}.",
+    ),
+    (
+        "update_index",
+        "words rebound, not changed in place",
+        """
+        from bpe_course.trainers.common import merge_word
+
+        def update_index(words, pair_to_words, pair, new_id):
+            words = [merge_word(w, pair, new_id) for w in words]
+        """,
+        "The words afterwards: expected [(4,)]; yours [(0, 0)].",
+    ),
+    # pop_best
+    (
+        "pop_best",
+        "the entry returned, not its pair",
+        RIGHT_POP.replace("return pair", "return (neg_count, key, pair)"),
+        "Expected it to return (0, 0); yours returned (-1,",
+    ),
+    (
+        "pop_best",
+        "staleness ignored",
+        "import heapq\n\ndef pop_best(heap, pair_counts):\n    return heapq.heappop(heap)[2] if heap else None\n",
+        "pair_counts={} (the smallest failing input hypothesis found). Expected it to return "
+        "None; yours returned (0, 0).",
+    ),
+    (
+        "pop_best",
+        "live when present, whatever the count",
+        RIGHT_POP.replace("if live == -neg_count:", "if live:"),
+        "the heap afterwards should hold (count, pair) []; yours holds [(1, (0, 1))]",
+    ),
+    (
+        "pop_best",
+        "equal counts chosen by the smallest pair, not by the heap",
+        RIGHT_POP.replace(
+            "return pair", "return min(p for p, c in pair_counts.items() if c == live)"
+        ),
+        "A tie: (0, 1) and (0, 0) both count 1; the heap's keys order them",
+    ),
+    (
+        "pop_best",
+        "pushed back with its old count: an endless loop",
+        RIGHT_POP.replace("if 0 < live < -neg_count:", "if 0 < live:").replace(
+            "(-live, key, pair)", "(neg_count, key, pair)"
+        ),
+        "stopped after 5 s without an answer on a heap holding (count, pair) [(9, (0, 1)), (5, "
+        "(0, 1))], pair_counts={(0, 1): 5}. That is the time limit of one call",
+    ),
+    # train_bpe
+    (
+        "train_bpe",
+        "special tokens not escaped in the split pattern",
+        trainer_with("regex.escape(s)", "s"),
+        "on text=' <=', vocab_size=258, special_tokens=['<|endoftext|>'] (the smallest failing "
+        "input hypothesis found). Expected 1 merges; yours made 0",
+    ),
+    (
+        "train_bpe",
+        "ties to the smallest pair",
+        trainer_with(
+            "max(pairs, key=lambda p: (pairs[p], p))", "min(pairs, key=lambda p: (-pairs[p], p))"
+        ),
+        "A tie: ",
+    ),
+    (
+        "train_bpe",
+        "ties to the first pair seen",
+        trainer_with("max(pairs, key=lambda p: (pairs[p], p))", "pairs.most_common(1)[0][0]"),
+        "A tie: ",
+    ),
+    (
+        "train_bpe",
+        "the text not split at special tokens",
+        trainer_with("if special_tokens:", "if False:"),
+        "not right yet",
+    ),
+    (
+        "train_bpe",
+        "pretokens by str.split",
+        trainer_with("regex.finditer(GPT2_PATTERN, part)", "regex.finditer(r'\\S+', part)"),
+        "not right yet",
+    ),
+    (
+        "train_bpe",
+        "merges across pretokens",
+        trainer_with("regex.finditer(GPT2_PATTERN, part)", "regex.finditer(r'(?s).+', part)"),
+        "not right yet",
+    ),
+    (
+        "train_bpe",
+        "special tokens left out of the vocabulary",
+        trainer_with('vocab[len(vocab)] = special.encode("utf-8")', "pass"),
+        "lacks the special token",
+    ),
+    (
+        "train_bpe",
+        "one merge too many",
+        trainer_with("while len(vocab) < vocab_size:", "while len(vocab) <= vocab_size:"),
+        "merges; yours made",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "bug", "source", "wanted"), FIXTURES, ids=[f"{f[0]}: {f[1]}" for f in FIXTURES]
+)
+def test_every_plausible_wrong_answer_fails_with_a_small_counterexample(
+    name, bug, source, wanted, tmp_path
+) -> None:
+    report = check(name, student_file(tmp_path, name, source))
+    assert report.status == "failed", report.text
+    assert wanted in report.text, report.text
+    assert "\n" not in str(report) and len(report.text) < 1500  # one paragraph, readable
+
+
+# --- The student's path ---------------------------------------------------------------------------
+
+
+def test_a_function_object_is_graded_as_a_notebook_passes_it() -> None:
+    namespace: dict = {}
+    exec(textwrap.dedent(RIGHT["merge_word"]), namespace)  # as a notebook cell defines it
+    report = check("merge_word", namespace["merge_word"])
+    assert report.passed, report.text
+    assert report.text.startswith("merge_word: passed. Your function agreed with ")
+
+
+def test_a_path_as_the_second_argument(tmp_path) -> None:
+    path = student_file(tmp_path, "merge_word", MERGE_LOOP.replace("tuple(out)", "out"))
+    assert "(a list)" in check("merge_word", str(path)).text
+
+
+def test_the_stub_beside_the_opened_notebook_is_found_without_the_repository(
+    tmp_path, monkeypatch
+) -> None:
+    # A non-editable install: no repository, no handout marker; Jupyter names the notebook.
+    monkeypatch.setattr("bpe_course.paths.in_repository", lambda: False)
+    monkeypatch.delenv("BPE_COURSE_NOTEBOOKS", raising=False)
+    course = tmp_path / "course"
+    (course / "exercises").mkdir(parents=True)
+    student_file(course / "exercises", "merge_word", RIGHT["merge_word"])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(course / "05_v1_naive.ipynb"))
+    assert exercise_file("merge_word") == course / "exercises" / "merge_word.py"
+    assert check("merge_word").passed
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    monkeypatch.chdir(tmp_path)  # a clone's root, the package installed from a wheel
+    (tmp_path / "notebooks").mkdir()
+    (course / "exercises").rename(tmp_path / "notebooks" / "exercises")
+    assert exercise_file("merge_word") == tmp_path / "notebooks" / "exercises" / "merge_word.py"
+
+
+def test_check_all_prints_the_six_exercises_and_what_next(capsys) -> None:
+    assert main(["check", "--all"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["exercise", "status", "seconds", "speed"]
+    assert [line.split()[0] for line in lines[1:7]] == NAMES
+    assert all(line.split()[1:3] == ["not", "done"] for line in lines[1:7])
+    assert lines[-1].startswith("Next: write merge_word (notebook 05_v1_naive)")
+
+
+def test_hint_shows_the_exercises_hint_when_it_does_not_pass(capsys) -> None:
+    assert main(["check", "pop_best", "--hint"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[1] == f"Hint: {EXERCISES['pop_best'].hint}"
+    assert main(["check", "pop_best", "--solution", "--hint"]) == 0
+    assert "Hint" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_hint_is_the_notebooks_folded_one(name) -> None:
+    path = notebooks_dir() / f"{EXERCISES[name].notebook}.ipynb"
+    folded = [
+        " ".join("".join(cell["source"]).split())
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
+        if "<summary>Hint</summary>" in "".join(cell["source"])
+    ]
+    assert " ".join(EXERCISES[name].hint.split()) in folded[0]
+
+
+def test_empty_data_may_give_0_or_0_0(tmp_path) -> None:
+    starter = RIGHT["chunk_boundaries"].replace(
+        "cuts = [0]", "if not data:\n                return [0]\n            cuts = [0]"
+    )
+    assert check("chunk_boundaries", student_file(tmp_path, "chunk_boundaries", starter)).passed
+
+
+def test_a_right_but_slow_trainer_is_named_slow_not_an_endless_loop(tmp_path) -> None:
+    # Right on every small text, but too slow for the reference corpus's limit (1 s here).
+    slow = TRAINER.replace(
+        "        vocab = {i: bytes([i]) for i in range(256)}",
+        "        if len(text) > 10_000:\n            import time\n\n            time.sleep(30)\n"
+        "        vocab = {i: bytes([i]) for i in range(256)}",
+    )
+    report = check("train_bpe", student_file(tmp_path, "train_bpe", slow), timeout=3)
+    assert report.status == "failed"
+    assert "It is slow, not stuck, it seems: it answered" in report.text
+    assert "bpe-course bench --trainer" in report.text
+    assert "the reference corpus (100_000 bytes" in report.text
+    assert "make it with `bpe-course data generate --size 100000 --shape stories --seed 0`" in (
+        report.text
+    )
+
+
+@pytest.mark.slow
+def test_a_right_trainer_gets_a_speed_line_beside_the_verdict(tmp_path) -> None:
+    report = check("train_bpe", student_file(tmp_path, "train_bpe", TRAINER))
+    assert report.passed, report.text
+    assert report.speed.startswith("Speed (CS336's speed test: the reference corpus")
+    assert "half the course's V1" in report.speed and report.fast_enough in (True, False)
+    solution = check("train_bpe", solution=True)
+    assert solution.passed and solution.fast_enough, solution.speed
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_stubs_worked_examples_hold_for_the_course_solution(name) -> None:
+    import ast
+    import doctest
+
+    tree = ast.parse(exercise_file(name).read_text(encoding="utf-8"))
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    globs = {name: EXERCISES[name].reference}  # the course's answer, in the stub's signature
+    test = doctest.DocTestParser().get_doctest(ast.get_docstring(function), globs, name, None, 0)
+    assert name == "train_bpe" or test.examples, f"{name}'s stub has no worked example"
+    failed = doctest.DocTestRunner().run(test, out=lambda text: None).failed
+    assert failed == 0
+
+
+def test_the_command_a_report_names_makes_the_reference_corpus(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from bpe_course.course.cases import train_bpe as cases
+
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
+    corpus = cases.reference_corpus()
+    command = cases.REPRODUCE.split()
+    assert f"`{cases.REPRODUCE}`" in repr(corpus) and command[0] == "bpe-course"
+    assert main(command[1:]) == 0
+    made = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    assert made.read_text(encoding="utf-8") == corpus.text

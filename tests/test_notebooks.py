@@ -29,9 +29,11 @@ def test_notebook_is_stripped(path) -> None:
 
 def test_nbstripout_finds_nothing_to_strip() -> None:
     # nbstripout is the tool people use to keep notebooks clean (also as a git filter: run
-    # `nbstripout --install` once in a clone); --verify fails if it would change any notebook.
+    # `nbstripout --install --keep-id` once in a clone); --verify fails if it would change any
+    # notebook. --keep-id: cell ids are names the slide table and the handout refer to, so they
+    # must survive stripping (by default nbstripout renumbers them).
     done = subprocess.run(
-        [sys.executable, "-m", "nbstripout", "--verify", *map(str, NOTEBOOKS)],
+        [sys.executable, "-m", "nbstripout", "--keep-id", "--verify", *map(str, NOTEBOOKS)],
         capture_output=True,
         text=True,
     )

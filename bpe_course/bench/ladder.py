@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from bpe_course.bench.harness import append_row, context, read_table
+from bpe_course.bench.repeat import below
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import data_dir
@@ -70,36 +71,22 @@ def run_one(spec: dict, timeout_s: float) -> dict:
 def plan(
     shapes, sizes, rungs, repeats: int, checks=CHECKS, v5_vocab=V5_VOCAB, v4_vocab=V4_VOCAB
 ) -> list[dict]:
-    """The runs in their interleaved order: for each repeat, each corpus, every rung (rotated)."""
+    """The runs in their interleaved order: for each repeat, each corpus, every rung (rotated),
+    then the untraced checks."""
     runs = []
     for repeat in range(repeats):
         for shape in shapes:
             for size in sizes:
                 shift = repeat % len(rungs)
-                for rung in rungs[shift:] + rungs[:shift]:
-                    vocab = v5_vocab if RUNGS[rung].kind == "v5" else v4_vocab
-                    runs.append(
-                        dict(
-                            shape=shape,
-                            size=size,
-                            rung=rung,
-                            repeat=repeat,
-                            traced=True,
-                            vocab_size=vocab,
-                        )
-                    )
-                for rung, vocab in checks:
-                    if rung in rungs:
-                        runs.append(
-                            dict(
-                                shape=shape,
-                                size=size,
-                                rung=rung,
-                                repeat=repeat,
-                                traced=False,
-                                vocab_size=vocab,
-                            )
-                        )
+                traced = [
+                    (rung, True, v5_vocab if RUNGS[rung].kind == "v5" else v4_vocab)
+                    for rung in rungs[shift:] + rungs[:shift]
+                ]
+                untraced = [(rung, False, vocab) for rung, vocab in checks if rung in rungs]
+                runs += [
+                    dict(shape=shape, size=size, rung=rung, repeat=repeat, traced=t, vocab_size=v)
+                    for rung, t, v in traced + untraced
+                ]
     return runs
 
 
@@ -222,8 +209,8 @@ def crossover(
         return {"v4_ahead_until": None, "v5_ahead_from": None, "repeats": [], "last": None}
     wide = wide.dropna()
     fast, slow = wide[v5], wide[v4]
-    v5_clear = fast.max(axis=1) < slow.min(axis=1)
-    v4_clear = slow.max(axis=1) < fast.min(axis=1)
+    v5_clear = below(fast.max(axis=1), slow.min(axis=1))  # every repeat of v5 ahead
+    v4_clear = below(slow.max(axis=1), fast.min(axis=1))
     vocabs = list(wide.index)
     v4_until = max((v for v in vocabs if v4_clear[v]), default=None)
     v5_from = None
@@ -298,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         default=300.0,
         help="stop a V4 rung's traced run after this many seconds (default 300)",
     )
+    parser.add_argument(
+        "--no-checks", action="store_true", help="no untraced runs to check the traced times"
+    )
     parser.add_argument("--csv", type=Path, required=True)
     args = parser.parse_args(argv)
     try:
@@ -308,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
             args.repeats,
             args.csv,
             args.v4_budget,
+            checks=() if args.no_checks else CHECKS,
         )
     except (BPEInputError, RuntimeError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bpe_course.cli.data import add_data_commands
     from bpe_course.cli.explore import add_explore_command
     from bpe_course.cli.handout import add_handout_command
+    from bpe_course.cli.publish import add_publish_commands
     from bpe_course.cli.train import add_train_command
 
     parser = argparse.ArgumentParser(
@@ -95,4 +96,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_command(commands)
     add_explore_command(commands)
     add_handout_command(commands)
+    add_publish_commands(commands)
     return parser

@@ -7,6 +7,8 @@ Each notebook from 05 to 10 asks for one function; its stub is ``notebooks/exerc
 >>> from bpe_course.exercises import check
 >>> check("merge_word")  # doctest: +SKIP
 merge_word: passed. Your function agreed with bpe_course.trainers.common.merge_word on ...
+>>> check("merge_word", my_merge_word)  # a function defined in the notebook  # doctest: +SKIP
+>>> check_all()  # the six exercises: status, time, what next  # doctest: +SKIP
 
 The solutions are the package's own code, named in each exercise's ``solution``.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -29,8 +32,9 @@ from bpe_course.course.cases import (
     train_bpe,
     update_index,
 )
-from bpe_course.course.grader import grade
+from bpe_course.course.grader import grade_file, grade_function, grade_solution
 from bpe_course.course.grading import Exercise, Report
+from bpe_course.course.progress import Progress
 from bpe_course.course.widgets import show_source
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import notebooks_dir
@@ -53,6 +57,10 @@ def exercise_of(cases: ModuleType) -> Exercise:
         examples=getattr(cases, "EXAMPLES", 300),
         call_seconds=getattr(cases, "CALL_SECONDS", 5.0),
         total_seconds=getattr(cases, "TOTAL_SECONDS", 120.0),
+        hint=cases.HINT,
+        case_seconds=getattr(cases, "case_seconds", None),
+        big_cases=getattr(cases, "big_cases", None),
+        speed=getattr(cases, "speed", None),
     )
 
 
@@ -77,8 +85,19 @@ def get_exercise(name: str) -> Exercise:
 
 
 def exercise_file(name: str) -> Path:
-    """Where the student writes exercise ``name``: ``notebooks/exercises/NAME.py``."""
-    return notebooks_dir() / "exercises" / f"{name}.py"
+    """Where the student writes exercise ``name``: ``exercises/NAME.py`` beside the notebooks
+    (the course's ``notebooks/``, a handout's top, or the folder of the notebook open in Jupyter,
+    which starts its kernel there); the first that exists, else the course's."""
+    candidates = [notebooks_dir() / "exercises"]
+    opened = os.environ.get("JPY_SESSION_NAME")  # the notebook's path, set by Jupyter's server
+    if opened:
+        candidates.append(Path(opened).expanduser().parent / "exercises")
+    here = Path.cwd()
+    candidates += [here / "exercises", here / "notebooks" / "exercises"]
+    for folder in candidates:
+        if (folder / f"{name}.py").is_file():
+            return folder / f"{name}.py"
+    return candidates[0] / f"{name}.py"
 
 
 def solution_of(name: str) -> Callable:
@@ -101,13 +120,16 @@ def show_solution(exercise: str) -> object:
 
 def check(
     name: str,
-    file: str | os.PathLike[str] | None = None,
+    what: str | os.PathLike[str] | Callable | None = None,
     *,
     solution: bool = False,
     timeout: float | None = None,
+    hint: bool = False,
 ) -> Report:
-    """Grade exercise ``name``: the function of that name in ``file`` (default: its stub's path),
-    or with ``solution=True`` the package's own. ``timeout``: seconds one call may take.
+    """Grade exercise ``name``: ``what`` is your function itself (``check("merge_word",
+    merge_word)``, in a notebook) or the file defining it (default: the stub beside the
+    notebooks); ``solution=True`` grades the package's own. ``timeout``: seconds one call may
+    take; ``hint=True`` adds the exercise's hint when it does not pass.
 
     Returns a :class:`Report` (``report.passed``); a notebook shows it as one paragraph.
     """
@@ -115,9 +137,20 @@ def check(
     if timeout is not None and not timeout > 0:
         raise BPEInputError(f"timeout must be a positive number of seconds, not {timeout!r}")
     if solution:
-        return grade(exercise, None, exercise.solution, timeout)
-    path = Path(file) if file is not None else exercise_file(name)
-    return grade(exercise, path, shown_path(path), timeout)
+        report = grade_solution(exercise, timeout)
+    elif callable(what):
+        report = grade_function(exercise, what, timeout)
+    else:
+        path = Path(what) if what is not None else exercise_file(name)
+        report = grade_file(exercise, path, shown_path(path), timeout)
+    if hint and not report.passed:
+        report = replace(report, hint=exercise.hint)
+    return report
+
+
+def check_all(*, timeout: float | None = None) -> Progress:
+    """Every exercise's stub graded, in the course's order: a table with what to do next."""
+    return Progress(tuple(check(name, timeout=timeout) for name in EXERCISES))
 
 
 def shown_path(path: Path) -> str:

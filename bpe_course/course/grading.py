@@ -1,28 +1,30 @@
-"""Grading inside the child process: load the student's file, compare with the package's own.
+"""The grader's parent side: inputs out, answers in, the verdict decided here.
 
-The child calls the function once to see whether it is written yet, tries the fixed cases (small,
-so an endless loop is stopped on a small input), then lets hypothesis generate inputs and shrink the
-first disagreement to the smallest. Before each call of the student's function it tells the parent
-(:mod:`bpe_course.course.grader`) which input it is on, so the parent can stop an endless loop and
-say where. Whatever happens, the answer is one :class:`Report`, one paragraph: a student's
-exception is described as theirs (type, message, their file and line), never as a traceback.
+The student's code runs in a child process (:mod:`bpe_course.course.sandbox`) that only ever
+answers "this is what the function returned" or "this is what it raised", as plain data. Everything
+else happens here, in the process that started the check: the package's own answer on the same
+input, the comparison, hypothesis's search and shrinking, every time limit, and the report. So no
+message the child composes can make a check pass: only right answers on every input can.
+
+Inputs come in three groups: fixed edge cases (the first one small, so an endless loop is stopped
+on a small input, within seconds), then inputs hypothesis generates (the first disagreement shrunk
+to the smallest), then, for some exercises, big inputs (the reference corpus) with a time limit
+scaled to their size, and a speed check beside the verdict.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import io
-import os
-import sys
 import tempfile
-import traceback
-import warnings
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from bpe_course.course.sandbox import Limits, Opaque, Sandbox, Stopped
+
 REPR_LIMIT = 300  # characters of an input or a result shown in a report
+STARTUP_SECONDS = 60.0  # a fresh interpreter importing the package, on a busy machine
 
 
 @dataclass(frozen=True)
@@ -44,22 +46,32 @@ class Exercise:
     examples: int = 300  # generated inputs
     call_seconds: float = 5.0  # one call longer than this is taken for an endless loop
     total_seconds: float = 120.0  # the whole grading
+    hint: str = ""  # the notebook's folded hint, for ``--hint``
+    case_seconds: Callable[[Any], float] | None = None  # a limit scaled to the input
+    big_cases: Callable[[], list] | None = None  # after the search: the reference corpus
+    speed: Callable[[Any, float], tuple[bool, str]] | None = None  # (first big case, seconds)
 
 
 @dataclass(frozen=True)
 class Report:
-    """The grader's answer: ``status`` is ``passed``, ``not done`` or ``failed``."""
+    """The grader's answer: ``status`` is ``passed``, ``not done`` or ``failed``; ``speed``, when
+    measured, is one more line beside it (not part of the status)."""
 
     name: str
     status: str
     text: str
+    seconds: float | None = None
+    speed: str | None = None
+    fast_enough: bool | None = None
+    hint: str | None = None  # shown on request (``--hint``) when it did not pass
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
 
     def __str__(self) -> str:
-        return self.text
+        lines = [self.text, self.speed, None if self.hint is None else f"Hint: {self.hint}"]
+        return "\n".join(line for line in lines if line is not None)
 
     __repr__ = __str__  # a notebook cell ending in check(...) shows the paragraph itself
 
@@ -73,32 +85,36 @@ def short(value: Any, limit: int = REPR_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# --- The child process ---------------------------------------------------------------------------
-
-
-def child_main(exercise: Exercise, path: str | None, shown: str, outbox) -> None:
-    """The child process (module level, so the spawn start method can find it)."""
-    if hasattr(os, "setpgrp"):
-        os.setpgrp()  # its own process group, so a timeout ends the student's processes too
-    warnings.simplefilter("ignore")  # the package's warnings and hypothesis's are not the student's
-    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the child's whole life)
-    try:
-        with tempfile.TemporaryDirectory(prefix="bpe-course-check-") as scratch:
-            from hypothesis.configuration import set_hypothesis_home_dir
-
-            set_hypothesis_home_dir(scratch)  # its caches, never in the student's folder
-            report = Grading(exercise, path, shown, outbox).run()
-    except Exception as err:  # the grader's own bug: still one paragraph, and said to be ours
-        report = Report(exercise.name, "failed", f"{exercise.name}: {grader_failed(err)}")
-    outbox.send(("done", report))
-    outbox.close()
-
-
 def grader_failed(err: Exception) -> str:
     return (
         f"the grader itself failed ({type(err).__name__}: {err}). This is a bug of the course, "
         "not of your code; please report it."
     )
+
+
+def grade(
+    exercise: Exercise,
+    load: Callable,
+    call_seconds: float | None = None,
+    *,
+    fork: bool = False,
+    limits: Limits | None = None,
+) -> Report:
+    """Grade what ``load`` gives in the child (see :mod:`bpe_course.course.loading`);
+    ``call_seconds`` overrides every input's limit; ``fork`` for a function object."""
+    started = time.monotonic()
+    limits = limits or Limits(cpu_seconds=exercise.total_seconds + STARTUP_SECONDS)
+    try:
+        sandbox = Sandbox(load, exercise.outcome, limits, fork)
+    except Exception as err:  # cannot start a process at all: still one paragraph
+        return Report(exercise.name, "failed", f"{exercise.name}: {grader_failed(err)}")
+    try:
+        report = Grading(exercise, sandbox, load, call_seconds, started).run()
+    except Exception as err:  # the grader's own bug: still one paragraph, and said to be ours
+        report = Report(exercise.name, "failed", f"{exercise.name}: {grader_failed(err)}")
+    finally:
+        sandbox.close()
+    return replace(report, seconds=time.monotonic() - started)
 
 
 @dataclass
@@ -107,6 +123,7 @@ class Failure:
     expected: Any
     difference: str | None = None  # what compare() said
     error: str | None = None  # or the student's exception, described
+    error_type: str = ""
     printed: str = ""
     generated: bool = True
 
@@ -116,100 +133,103 @@ class _Disagrees(Exception):
 
 
 class Grading:
-    """One grading, inside the child process."""
+    """One grading, in the parent: each input's answer asked of the child, judged here."""
 
-    def __init__(self, exercise: Exercise, path: str | None, shown: str, outbox) -> None:
-        self.exercise, self.path, self.shown, self.outbox = exercise, path, shown, outbox
-        self.student_file = None if path is None else os.path.realpath(path)
-        self.generated = 0
+    def __init__(
+        self, exercise: Exercise, sandbox: Sandbox, load, call_seconds: float | None, started
+    ) -> None:
+        self.exercise, self.sandbox, self.call_seconds = exercise, sandbox, call_seconds
+        self.shown, self.is_solution = load.shown, type(load).__name__ == "CourseSolution"
+        self.started, self.generated = started, 0
+        self.answered: list[tuple[Any, float]] = []  # (input, seconds) of every answer
+        self.current: Any = None
+        self.big: list = []
+        self.stopped: Stopped | None = None
 
     def run(self) -> Report:
-        loaded = self.load()
-        if isinstance(loaded, Report):
-            return loaded
-        self.student = loaded
-        self.outbox.send(("busy", None))  # the grader's own work from here: no call timed
-        fixed = self.exercise.fixed_cases()
+        try:
+            return self.steps()
+        except Stopped as stop:
+            return self.report("failed", self.stopped_text(self.stopped or stop))
+
+    def steps(self) -> Report:
+        exercise = self.exercise
+        self.sandbox.receive(STARTUP_SECONDS)  # "loading": the child's own first word
+        self.current = ("loading", None)
+        problem = self.sandbox.loaded(self.seconds_for(None))
+        if problem is not None:
+            return self.report("failed", problem)
+        fixed = exercise.fixed_cases()
         if self.not_done(fixed[0]):
             return self.report(
                 "not done",
                 f"not done yet: {self.shown} still raises NotImplementedError. Write the "
                 "function there, save the file, and run the check again.",
             )
-        # The fixed cases first: they are small, so an endless loop is stopped on a small input.
-        # A wrong answer there is still searched for, and shrunk, among generated inputs.
-        seen = self.try_fixed(fixed)
-        failure = self.search() or seen
+        # A wrong answer on a fixed case is still searched for, and shrunk, among generated inputs.
+        seen = self.try_cases(fixed)
+        failure = self.smaller(self.search(), seen)
         if failure is not None:
             return self.report("failed", self.describe(failure))
-        tried = f"{len(fixed)} fixed cases and {self.generated} generated inputs"
-        if self.path is None:
-            return self.report(
-                "passed",
-                f"passed: the course's own solution, {self.exercise.solution}, on {tried}.",
-            )
-        return self.report(
-            "passed", f"passed. Your function agreed with {self.exercise.solution} on {tried}."
+        big = self.big = exercise.big_cases() if exercise.big_cases else []
+        failure = self.try_cases(big)
+        if failure is not None:
+            return self.report("failed", self.describe(failure))
+        tried = f"{len(fixed) + len(big)} fixed cases and {self.generated} generated inputs"
+        text = (
+            f"passed: the course's own solution, {exercise.solution}, on {tried}."
+            if self.is_solution
+            else f"passed. Your function agreed with {exercise.solution} on {tried}."
         )
+        report = self.report("passed", text)
+        if exercise.speed and big:
+            seconds = next(took for case, took in self.answered if case is big[0])
+            fast, line = exercise.speed(big[0], seconds)
+            report = replace(report, speed=line, fast_enough=fast)
+        return report
 
     def report(self, status: str, text: str) -> Report:
         return Report(self.exercise.name, status, f"{self.exercise.name}: {text}")
 
-    def load(self) -> Callable | Report:
-        name = self.exercise.name
-        if self.path is None:
-            return self.exercise.reference
-        self.outbox.send(("loading", self.shown))
-        # Importable by its own name from its own folder: its helper modules import, and a process
-        # pool it starts (spawn pickles functions by module name) finds its worker functions.
-        sys.path.insert(0, os.path.dirname(self.student_file))
-        module_name = os.path.splitext(os.path.basename(self.student_file))[0]
-        spec = importlib.util.spec_from_file_location(module_name, self.path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                spec.loader.exec_module(module)
-        except BaseException as err:  # anything the file does when imported is the student's
-            return self.report("failed", f"{self.shown} could not be loaded: {self.explain(err)}.")
-        function = getattr(module, name, None)
-        if not callable(function):
-            return self.report("failed", f"{self.shown} defines no function {name}.")
-        return function
+    def seconds_for(self, case: Any) -> float:
+        """This input's limit (scaled to it where the exercise says how), within the total."""
+        if self.call_seconds is not None:
+            limit = self.call_seconds
+        elif case is not None and self.exercise.case_seconds is not None:
+            limit = self.exercise.case_seconds(case)
+        else:
+            limit = self.exercise.call_seconds
+        left = self.exercise.total_seconds - (time.monotonic() - self.started)
+        return max(min(limit, left), 0.0)
+
+    def ask(self, case: Any) -> tuple:
+        """The child's answer on ``case``, timed here."""
+        self.current = ("call", case)
+        began = time.monotonic()
+        reply = self.sandbox.call(case, self.seconds_for(case))
+        self.answered.append((case, time.monotonic() - began))
+        return reply
 
     def not_done(self, case: Any) -> bool:
-        self.outbox.send(("call", self.exercise.show_case(case)))
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                self.exercise.outcome(self.student, case)
-        except NotImplementedError:
-            return True
-        except BaseException:  # any other error is found again, and shrunk, by the search
-            return False
-        finally:
-            self.outbox.send(("busy", None))
-        return False
+        reply = self.ask(case)
+        return reply[0] == "raised" and reply[1] == "NotImplementedError"
 
     def attempt(self, case: Any) -> Failure | None:
-        """Run the reference and the student's function on ``case``; None when they agree."""
+        """The reference here, the student's function there; None when they agree."""
         exercise = self.exercise
         expected = exercise.outcome(exercise.reference, case)
-        printed = io.StringIO()
-        self.outbox.send(("call", exercise.show_case(case)))
-        try:
-            with contextlib.redirect_stdout(printed):
-                actual = exercise.outcome(self.student, case)
-        except BaseException as err:  # SystemExit and all: the student's, reported as such
-            return Failure(case, expected, error=self.explain(err), printed=printed.getvalue())
-        finally:
-            self.outbox.send(("busy", None))  # the reference and hypothesis: not the student's time
+        reply = self.ask(case)
+        if reply[0] == "raised":
+            _, kind, text, printed = reply
+            return Failure(case, expected, error=text, error_type=kind, printed=printed)
+        _, actual, printed = reply
         try:
             difference = exercise.compare(case, expected, actual)
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 (an odd value the comparison did not foresee)
             difference = f"yours returned {short(actual)}, which the grader cannot compare ({err})."
         if difference is None:
             return None
-        return Failure(case, expected, difference=difference, printed=printed.getvalue())
+        return Failure(case, expected, difference=difference, printed=printed)
 
     def search(self) -> Failure | None:
         """Generated inputs; the first disagreement is shrunk by hypothesis to the smallest."""
@@ -218,15 +238,21 @@ class Grading:
         found: list[Failure] = []
 
         def agrees(case: Any) -> None:
+            if self.stopped is not None:
+                return  # the child is gone: nothing more to learn, and nothing to shrink to
             self.generated += 1
-            failure = self.attempt(case)
+            try:
+                failure = self.attempt(case)
+            except Stopped as stop:
+                self.stopped = stop
+                raise
             if failure is not None:
                 found.append(failure)  # the last one recorded is hypothesis's final replay
                 raise _Disagrees
 
         test = settings(
             max_examples=self.exercise.examples,
-            deadline=None,  # the parent keeps time
+            deadline=None,  # the sandbox keeps time
             database=None,  # write nothing into the student's folder
             derandomize=True,  # the same inputs on every run: a report can be reproduced
             verbosity=Verbosity.quiet,
@@ -235,16 +261,27 @@ class Grading:
             phases=(Phase.explicit, Phase.generate, Phase.shrink),
             print_blob=False,
         )(given(self.exercise.cases())(agrees))
-        try:
-            test()
-        except _Disagrees:
-            pass
-        except Exception:  # hypothesis's own complaint (a flaky function): report what was seen
-            if not found:
-                raise
+        with hypothesis_home():
+            try:
+                test()
+            except _Disagrees:
+                pass
+            except Exception:  # a stop, or hypothesis's own complaint (a flaky function)
+                if self.stopped is not None:
+                    raise self.stopped from None
+                if not found:
+                    raise
         return found[-1] if found else None
 
-    def try_fixed(self, cases: list) -> Failure | None:
+    def smaller(self, generated: Failure | None, fixed: Failure | None) -> Failure | None:
+        """hypothesis's shrunk input, unless a fixed case shows the bug in much less (a shrink
+        can stop early where ids across the real range meet small ones)."""
+        if generated is None or fixed is None:
+            return generated or fixed
+        size = [len(self.exercise.show_case(f.case)) for f in (generated, fixed)]
+        return fixed if size[1] < 0.7 * size[0] else generated
+
+    def try_cases(self, cases: list) -> Failure | None:
         for case in cases:
             failure = self.attempt(case)
             if failure is not None:
@@ -252,30 +289,20 @@ class Grading:
                 return failure
         return None
 
-    def explain(self, err: BaseException) -> str:
-        """The student's exception: type, message, and the line of their file it came from."""
-        text = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
-        if isinstance(err, SyntaxError) and err.filename and err.lineno:  # in a module they import
-            return f"{text} ({err.filename}, line {err.lineno})"
-        frames = [
-            frame
-            for frame in traceback.extract_tb(err.__traceback__)
-            if self.student_file and os.path.realpath(frame.filename) == self.student_file
-        ]
-        if not frames:
-            return text
-        frame = frames[-1]
-        code = f": `{frame.line.strip()}`" if frame.line else ""
-        return f"{text}, at {self.shown} line {frame.lineno}{code}"
-
     def describe(self, failure: Failure) -> str:
-        case = self.exercise.show_case(failure.case)
+        show = self.exercise.show_case
+        case = show(failure.case)
         which = (
             "the smallest failing input hypothesis found"
             if failure.generated
             else "one of the fixed cases"
         )
-        if failure.error is not None:
+        if failure.error_type == "MemoryError":
+            text = (
+                f"stopped by the memory limit ({self.sandbox.limits.memory_bytes / 2**30:g} GiB "
+                f"per process): your function raised {failure.error}, on {case} ({which})."
+            )
+        elif failure.error is not None:
             text = (
                 f"your function raised {failure.error}, on {case} ({which}). "
                 f"Expected {(self.exercise.show_result or short)(failure.expected)}."
@@ -285,3 +312,81 @@ class Grading:
         if failure.printed.strip():
             text += f" It printed: {short(failure.printed.strip(), 200)}"
         return text
+
+    def stopped_text(self, stop: Stopped) -> str:
+        """One paragraph whose first sentence names the limit that stopped the child."""
+        kind, _, value = stop.limit.partition(":")
+        doing, case = self.current or (None, None)
+        if doing is None:
+            where = "while starting"
+        elif doing == "loading":
+            where = f"while loading {self.shown}"
+        else:
+            where = f"while your function worked on {self.exercise.show_case(case)}"
+        if kind == "time":
+            return self.timeout_text(doing, case, float(value))
+        if kind == "cpu":
+            return f"stopped by the CPU-time limit ({value} s of CPU per process) {where}."
+        if kind == "killed":
+            return (
+                f"the grading process was killed (signal {value}) {where}: out of memory (the "
+                f"limit is {self.sandbox.limits.memory_bytes / 2**30:g} GiB), or killed by your "
+                "code?"
+            )
+        if kind == "exit":
+            return (
+                f"the grading process ended (exit status {value}) {where}. Does your code call "
+                "os._exit(), or run out of memory?"
+            )
+        return (
+            f"failed: something wrote to the grader's own pipe {where} (it read {value}, not an "
+            "answer). Your function must only return its result."
+        )
+
+    def timeout_text(self, doing: str | None, case: Any, seconds: float) -> str:
+        name = self.exercise.name
+        if doing is None:
+            return f"the grader did not start within {STARTUP_SECONDS:g} s (is the machine very busy?)."
+        if doing == "loading":
+            return (
+                f"stopped after {seconds:.3g} s while loading {self.shown}: does the file run an "
+                "endless loop when imported?"
+            )
+        elapsed = time.monotonic() - self.started
+        if elapsed >= self.exercise.total_seconds - 0.5:
+            return (
+                f"stopped by the time limit of the whole grading ({self.exercise.total_seconds:g} s) "
+                f"after {len(self.answered)} answers: your function is too slow to finish it."
+            )
+        shown = self.exercise.show_case(case)
+        if any(case is big for big in self.big) and self.answered:
+            slowest_case, slowest = max(self.answered, key=lambda answered: answered[1])
+            return (
+                f"stopped after {seconds:.3g} s on {shown}, this input's time limit (scaled to its "
+                f"size). It is slow, not stuck, it seems: it answered {len(self.answered)} inputs "
+                f"before, the slowest ({self.exercise.show_case(slowest_case)}) in {slowest:.2f} s. "
+                f"Time it beside the course's trainers with `bpe-course bench --trainer "
+                f"{name}:{name}`, or allow more with --timeout."
+            )
+        return (
+            f"stopped after {seconds:.3g} s without an answer on {shown}. That is the time limit of "
+            "one call: an endless loop? Check that every pass of your loop moves forward (or "
+            "allow more time with --timeout)."
+        )
+
+
+@contextlib.contextmanager
+def hypothesis_home():
+    """hypothesis's caches in a scratch folder, never the student's; the old setting restored."""
+    from hypothesis import configuration
+
+    before = getattr(configuration, "__hypothesis_home_directory", None)
+    with tempfile.TemporaryDirectory(prefix="bpe-course-check-") as scratch:
+        configuration.set_hypothesis_home_dir(scratch)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(before)
+
+
+__all__ = ["Exercise", "Opaque", "Report", "grade", "short"]

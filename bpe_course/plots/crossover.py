@@ -106,10 +106,12 @@ def ranges_apart(table, metric: str, versions: tuple[str, str]):
     ranges = repeat_ranges(table, metric)
     wide = ranges.pivot_table(index=["size_bytes", "size"], columns=["vocab_size", "version"])
     low, high = wide["min"], wide["max"]
-    a, b = versions
-    apart = (high.xs(b, axis=1, level="version") < low.xs(a, axis=1, level="version")) | (
-        high.xs(a, axis=1, level="version") < low.xs(b, axis=1, level="version")
+    from bpe_course.bench.repeat import ranges_apart as apart_where
+
+    low_a, high_a, low_b, high_b = (
+        side.xs(v, axis=1, level="version") for v in versions for side in (low, high)
     )
+    apart = apart_where(low_a, high_a, low_b, high_b)
     return apart.droplevel("size_bytes").sort_index(axis=1)
 
 
@@ -131,6 +133,8 @@ def clear_crossover(ranges, slow: str, fast: str) -> dict:
     where the medians cross, interpolated, only when ``fast`` is clearly slower just before
     ``faster_from`` (else None: no crossover is resolved by the measurements).
     """
+    from bpe_course.bench.repeat import below
+
     by_version = {v: part.set_index("vocab_size") for v, part in ranges.groupby("version")}
     a, b = by_version.get(slow), by_version.get(fast)
     result = {"faster": [], "slower": [], "overlap": [], "faster_from": None, "crossover": None}
@@ -138,9 +142,9 @@ def clear_crossover(ranges, slow: str, fast: str) -> dict:
         return result
     vocabs = sorted(a.index.intersection(b.index))
     for vocab in vocabs:
-        if b.loc[vocab, "max"] < a.loc[vocab, "min"]:
+        if below(b.loc[vocab, "max"], a.loc[vocab, "min"]):
             result["faster"].append(vocab)
-        elif b.loc[vocab, "min"] > a.loc[vocab, "max"]:
+        elif below(a.loc[vocab, "max"], b.loc[vocab, "min"]):
             result["slower"].append(vocab)
         else:
             result["overlap"].append(vocab)

@@ -9,6 +9,7 @@ from bpe_course.reference.ladder import RUNGS
 
 MAIN_V5 = tuple(name for name, r in RUNGS.items() if r.kind == "v5" and r.on_ladder)
 MAIN_V4 = tuple(name for name, r in RUNGS.items() if r.kind == "v4" and r.on_ladder)
+VOCAB_TICKS = (300, 500, 1000, 2000, 5000, 10000)
 METRIC_LABELS = {"cpu_s": "merge-loop CPU time (s)", "seconds": "merge-loop wall time (s)"}
 
 
@@ -40,7 +41,7 @@ def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
     """One panel per corpus: each rung's merge-loop time against vocab size (median line, band
     from the fastest to the slowest repeat), log axes; V4 rungs dashed."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     from bpe_course.bench.ladder import bands
 
@@ -73,9 +74,11 @@ def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
             )
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.xaxis.set_major_formatter(plain)
-        ax.xaxis.set_minor_formatter(plain)
-        ax.tick_params(axis="x", which="minor", labelsize=7)
+        ticks = [
+            t for t in VOCAB_TICKS if part["vocab_size"].min() <= t <= part["vocab_size"].max()
+        ]
+        ax.set_xticks(ticks, [f"{t:,}" for t in ticks])
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.yaxis.set_major_formatter(plain)
         ax.set_title(f"{shape}, {size}")
         ax.set_xlabel("vocab size")
@@ -86,9 +89,10 @@ def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
     runs = table[table["traced"]].groupby(["shape", "size", "rung"])["repeat"].nunique()
+    repeats = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()}-{runs.max()}"
     fig.suptitle(
         "The ladder: the post's V5 (dark) to the course's (light), one change a step; "
-        f"V4s dashed\nline: median of {runs.min()}-{runs.max()} repeats, band: fastest to "
+        f"V4s dashed\nline: median of {repeats} repeats, band: fastest to "
         f"slowest; {', '.join(sorted(set(table['machine'].astype(str))))}"
     )
     fig.tight_layout(rect=(0, 0.05 + 0.025 * len(rungs) / 2, 1, 1))
@@ -121,6 +125,7 @@ def plot_ladder_steps(table, vocab_sizes=(1000, 10000), metric: str = "cpu_s"):
     few vocab sizes, one line per corpus, log axis; with the V4s' time where they were traced."""
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.ticker import FuncFormatter
 
     from bpe_course.bench.ladder import bands
 
@@ -149,6 +154,9 @@ def plot_ladder_steps(table, vocab_sizes=(1000, 10000), metric: str = "cpu_s"):
                 label=f"{shape} {size}",
             )
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(
+            FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}")
+        )
         ax.set_xticks(x, [f"{n}" for n in steps], rotation=30, ha="right")
         ax.set_title(f"vocab {vocab:,}")
         ax.grid(True, axis="y", which="both", alpha=0.3)

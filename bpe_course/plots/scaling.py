@@ -35,14 +35,9 @@ def speedup_ranges(table, metric: str = "total_s", size_bytes: int | None = None
 def ranking(ranges) -> str:
     """``"V5 > V4 ≈ fast max > V2"``: versions by median speed-up, ``>`` only where the ranges of
     the repeats are apart, ``≈`` where they overlap (no ranking can be claimed there)."""
-    names = list(ranges.index)
-    if not names:
-        return ""
-    out = version_label(names[0])
-    for faster, slower in zip(names, names[1:]):
-        apart = ranges.loc[faster, "min"] > ranges.loc[slower, "max"]
-        out += (" > " if apart else " ≈ ") + version_label(slower)
-    return out
+    from bpe_course.bench.repeat import ranked
+
+    return ranked(ranges, " > ", version_label)
 
 
 def plot_speedups(table, size_mb: float, vocab_size: int, metric: str = "total_s"):

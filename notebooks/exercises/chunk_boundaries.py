@@ -13,7 +13,8 @@ def chunk_boundaries(data: bytes, desired_chunks: int, split_token: bytes) -> li
 
     The rule, so that the grader can compare exactly:
     - the list starts with 0 and ends with ``len(data)``; with ``desired_chunks <= 1`` or empty
-      data there is nothing in between;
+      data there is nothing in between (so empty data gives ``[0, 0]``; CS336's starter code
+      returns ``[0]`` there, and the grader accepts both);
     - for i = 1, ..., desired_chunks - 1: guess ``i * len(data) // desired_chunks`` (but not before
       the last boundary), and move forward to the first occurrence of ``split_token`` that starts
       at or after the guess;
@@ -21,5 +22,7 @@ def chunk_boundaries(data: bytes, desired_chunks: int, split_token: bytes) -> li
 
     >>> chunk_boundaries(b"ab<s>cd<s>ef", 3, b"<s>")
     [0, 7, 12]
+    >>> chunk_boundaries(b"", 4, b"<s>")
+    [0, 0]
     """
     raise NotImplementedError("write chunk_boundaries")

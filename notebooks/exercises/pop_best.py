@@ -18,5 +18,17 @@ def pop_best(
     has count 0). A stale entry is dropped, except when its pair is alive with a lower count: then
     push ``(-live count, key, pair)`` back, where it now belongs. The live entry found is popped
     too. Do not change ``pair_counts``; keep ``heap`` a heap (use ``heapq``).
+
+    Below, ``(0, 1)`` was counted 7 and is now 5 (stale, alive lower: pushed back at 5), ``(2, 3)``
+    is gone (stale: dropped), and ``(1, 2)``'s entry holds its count 6 (live: returned). The keys
+    here are placeholders; V5's order equal counts by the pairs' bytes, as the tie-break does.
+
+    >>> import heapq
+    >>> heap = [(-7, b"k01", (0, 1)), (-6, b"k12", (1, 2)), (-9, b"k23", (2, 3))]
+    >>> heapq.heapify(heap)
+    >>> pop_best(heap, {(0, 1): 5, (1, 2): 6})
+    (1, 2)
+    >>> heap
+    [(-5, b'k01', (0, 1))]
     """
     raise NotImplementedError("write pop_best")

@@ -4,6 +4,10 @@ Write the function below (any helpers you like, in this file or beside it), save
 ``check("train_bpe")`` in the notebook, or ``bpe-course check train_bpe`` in a terminal. It is
 graded as CS336's tests grade: the merges exactly, the vocabulary as sets. The course's own
 solution is ``bpe_course.train_bpe`` and the trainers of notebooks 05 to 10.
+
+Once it passes, the check also times it as CS336's speed test does (vocab 500 on about 100 kB) and
+says whether it is fast enough, beside the verdict; ``bpe-course bench --trainer
+train_bpe:train_bpe`` (run from this folder) times it beside every version of the course.
 """
 
 import os

@@ -10,7 +10,9 @@
 - optionally ``outcome`` (what a call did; default: its return value), ``compare`` (what differs;
   default: equal values of the same type) and ``show_result`` (an expected result in a report).
 
-Shared here: small ids, so that repeats and overlaps such as ``0 0 0`` are common, and a merge's
+Shared here: ids mostly small, so that repeats and overlaps such as ``0 0 0`` are common, but
+also across the real range (multi-digit, up to a few thousand, and ids whose digits begin with
+another's, as ``1`` and ``12``), so that a solution working on the ids' text fails; and a merge's
 new id that is always a fresh one, as in training.
 """
 
@@ -27,6 +29,26 @@ ids = st.integers(min_value=0, max_value=3)
 pairs = st.tuples(ids, ids)
 words = st.lists(ids, max_size=12).map(tuple)
 new_ids = st.integers(min_value=4, max_value=300)  # fresh: never in a word
+TEXT_LIKE = [1, 11, 12, 21, 111, 112, 256, 257, 1000, 2561]  # "1 1" is inside "1 12", "11 1"...
+wide_ids = st.one_of(ids, st.sampled_from(TEXT_LIKE), st.integers(min_value=0, max_value=5000))
+wide_words = st.lists(wide_ids, max_size=12).map(tuple)
+WIDE_NEW_ID = 5001  # fresh above every wide id, as a merge's is (above every id before it)
+
+
+@st.composite
+def _merge(draw, wide: bool):
+    word = draw(wide_words if wide else words)
+    any_ids = wide_ids if wide else ids
+    # The pair is mostly two ids of the word (often one that occurs), else any two ids.
+    inside = st.tuples(st.sampled_from(word), st.sampled_from(word)) if word else pairs
+    pair = draw(st.one_of(inside, st.tuples(any_ids, any_ids)))
+    fresh = st.sampled_from([WIDE_NEW_ID, 6000, 30000]) if wide else new_ids
+    return word, pair, draw(fresh)
+
+
+def merge_inputs():
+    """``(word, pair, new_id)``: small ids (overlaps) or ids across the real range."""
+    return st.one_of(_merge(False), _merge(True))
 
 
 def call(function, case: tuple) -> Any:

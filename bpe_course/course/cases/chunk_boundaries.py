@@ -11,19 +11,26 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from bpe_course.course.cases import named
+from bpe_course.course.cases import named, same_value
 from bpe_course.pretokenize import END_OF_TEXT, find_chunk_boundaries
 
 NOTEBOOK = "07_v3_parallel"
 SUMMARY = "byte offsets that cut a corpus just before a special token (V3)"
 SOLUTION = "bpe_course.pretokenize.find_chunk_boundaries"
-SPLIT_TOKENS = (END_OF_TEXT.encode(), b"<s>", b"|")
+SPLIT_TOKENS = (END_OF_TEXT.encode(), b"<s>", b"|", b".")  # "|" and "." mean more to a regex
+HINT = (
+    "Start from `[0]`. For each i from 1 to `desired_chunks - 1`, guess `i * len(data) // "
+    "desired_chunks` (not before the last boundary) and find the token from there with "
+    "`data.find`. None found: stop. Keep a cut only if it is past the last one; end with "
+    "`len(data)`. The stub's docstring states the rule exactly."
+)
 
 
 @st.composite
 def _inputs(draw):
     token = draw(st.sampled_from(SPLIT_TOKENS))
-    pieces = st.sampled_from([b"a", token, b"bc", b" ", b"\n", "é".encode()])
+    # Pieces of the token and regex metacharacters in ordinary text, too.
+    pieces = st.sampled_from([b"a", token, b"bc", b" ", b"\n", "é".encode(), b"<", b"<|", b"s>"])
     data = b"".join(draw(st.lists(pieces, max_size=20)))
     return data, draw(st.integers(min_value=1, max_value=8)), token
 
@@ -52,6 +59,13 @@ def fixed_cases() -> list:
         (b"a" + eot * 3, 8, eot),  # fewer tokens than chunks
         (b"xy<s>z", 10, b"<s>"),  # more chunks than bytes
     ]
+
+
+def compare(case: tuple, expected: list, actual) -> str | None:
+    """Equal lists; on empty data ``[0]`` (CS336's starter code) is as right as ``[0, 0]``."""
+    if case[0] == b"" and actual in ([0], [0, 0]) and type(actual) is list:
+        return None
+    return same_value(case, expected, actual)
 
 
 def show_case(case: tuple) -> str:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
-
-from bpe_course.course.cases import named, new_ids, pairs, words
+from bpe_course.course.cases import merge_inputs, named
 from bpe_course.trainers.common import merge_word
 
 NOTEBOOK = "05_v1_naive"
 SUMMARY = "merge every occurrence of a pair in one word, left to right (V1)"
 SOLUTION = "bpe_course.trainers.common.merge_word"
 reference = merge_word  # the package's own, in the same signature
+HINT = (
+    "Walk an index `i` along the word. If `word[i]` and `word[i + 1]` are the pair, emit "
+    "`new_id` and move two ahead; otherwise emit `word[i]` and move one. The last position has no "
+    "`word[i + 1]`."
+)
 
 
 def cases():
-    return st.tuples(words, pairs, new_ids)
+    return merge_inputs()
 
 
 def fixed_cases() -> list:
@@ -28,6 +31,9 @@ def fixed_cases() -> list:
         ((1, 2, 1, 2), (1, 2), 4),
         ((2, 1, 2), (1, 2), 4),
         ((2, 1), (1, 2), 4),  # the reverse pair is not the pair
+        ((1, 12), (1, 1), 300),  # ids, not text: "1 1" is inside "1 12"
+        ((11, 1), (1, 1), 300),
+        ((2561, 256, 1), (256, 1), 3000),
     ]
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from bpe_course.course.cases import call, named, new_ids, pairs, words
+from bpe_course.course.cases import call, merge_inputs, named
 from bpe_course.course.grading import short
 from bpe_course.trainers.v2_incremental import pair_count_changes
 
@@ -16,8 +16,15 @@ SOLUTION = "bpe_course.trainers.v2_incremental.pair_count_changes"
 reference = pair_count_changes  # the package's own, in the same signature
 
 
+HINT = (
+    "Merge the word (with your `merge_word` or the package's), then take every adjacent pair of "
+    "the old word with `-count` and every adjacent pair of the new word with `+count`."
+)
+
+
 def cases():
-    return st.tuples(words, pairs, new_ids, st.integers(min_value=1, max_value=1000))
+    counts = st.integers(min_value=1, max_value=1000)
+    return st.tuples(merge_inputs(), counts).map(lambda drawn: (*drawn[0], drawn[1]))
 
 
 def fixed_cases() -> list:
@@ -29,6 +36,7 @@ def fixed_cases() -> list:
         ((0, 1), (1, 0), 4, 2),  # not in the word: nothing changes
         ((0,), (0, 0), 4, 7),
         ((), (0, 0), 4, 1),
+        ((1, 12), (1, 1), 300, 2),  # ids, not text
     ]
 
 

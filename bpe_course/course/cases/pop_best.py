@@ -20,6 +20,12 @@ NOTEBOOK = "09_v5_heap"
 SUMMARY = "pop the best pair from a lazily updated heap (V5)"
 SOLUTION = "bpe_course.trainers.v5_heap.pop_best"
 TINY_VOCAB = {i: bytes([ord("a") + i]) for i in range(4)}
+HINT = (
+    "Loop while the heap is not empty: `heapq.heappop` an entry `(-count, key, pair)` and read "
+    "the live count with `pair_counts.get(pair, 0)`. Equal: return the pair. Alive but lower: "
+    "`heapq.heappush` it back with the live count. Otherwise drop it. Pushing it back with its "
+    "old count would pop it again forever: the check stops such a loop after a few seconds."
+)
 
 
 def heap_of(entries: list[tuple[int, tuple[int, int]]]) -> list:
@@ -92,7 +98,10 @@ def compare(case: Any, expected: tuple, actual: tuple) -> str | None:
     best, entries, _, counts = expected
     best_got, entries_got, ordered, counts_got = actual
     if best_got != best:
-        return f"Expected it to return {best}; yours returned {short(best_got)}."
+        return (
+            f"Expected it to return {best}; yours returned {short(best_got)}."
+            f"{tie_note(case, best, best_got)} {keys_text(case)}"
+        )
     if counts_got != counts:
         return f"pair_counts must not change; yours changed it to {short(counts_got)}."
     if entries_got != entries:
@@ -103,6 +112,23 @@ def compare(case: Any, expected: tuple, actual: tuple) -> str | None:
     if not ordered:
         return "The entries are right, but the list is no longer a heap: push with heapq.heappush."
     return None
+
+
+def tie_note(case: tuple, best, got) -> str:
+    """Name a tie: two live pairs of one count, ordered by their keys, not by the pairs."""
+    counts = case[1]
+    if best is None or got not in counts or counts.get(best) != counts.get(got) or got == best:
+        return ""
+    return (
+        f" A tie: {best} and {got} both count {counts[best]}; the heap's keys order them "
+        f"({best} comes first), so take what heappop gives, never choose among equal counts."
+    )
+
+
+def keys_text(case: tuple) -> str:
+    """The starting heap with its keys, as heappop meets them."""
+    entries = sorted(case[0])
+    return f"The heap's entries (-count, key, pair), smallest first: {short(entries, 600)}."
 
 
 def show_case(case: tuple) -> str:

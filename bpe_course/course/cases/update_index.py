@@ -1,7 +1,9 @@
 """Exercise of notebook 08 (V4): rewrite the words holding a pair, keeping ``pair_to_words`` current.
 
 Graded on what the call leaves behind: the words, and the index with empty sets dropped (an empty
-set and no entry both say "no word holds this pair").
+set and no entry both say "no word holds this pair"); and on the work done: the words are handed
+over in a list that counts which of them the function reads, so that one which rescans every word
+fails (it is right, but it is V2's scan, not V4's index).
 """
 
 from __future__ import annotations
@@ -18,6 +20,54 @@ from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
 NOTEBOOK = "08_v4_inverted_index"
 SUMMARY = "rewrite the words holding a pair and keep pair_to_words current (V4)"
 SOLUTION = "bpe_course.trainers.v4_inverted_index.rewrite_words"
+HINT = (
+    "For each word id in `pair_to_words[pair]`: merge the word, then compare the sets of its old "
+    "and new pairs. A pair only in the old set loses the word; a pair only in the new set gains "
+    "it; a pair in both keeps it (it still occurs elsewhere in the word). The merged pair itself "
+    "occurs in no word afterwards."
+)
+
+
+class CountingWords(list):
+    """A list of words that notes which it was asked for (any scan notes them all)."""
+
+    def __init__(self, words) -> None:
+        super().__init__(words)
+        self.read: set[int] = set()
+
+    def everything(self) -> None:
+        self.read.update(range(super().__len__()))
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            self.read.update(range(*index.indices(super().__len__())))
+        elif isinstance(index, int) and -super().__len__() <= index < super().__len__():
+            self.read.add(index % super().__len__())
+        return super().__getitem__(index)
+
+    def __iter__(self):
+        self.everything()
+        return super().__iter__()
+
+    def __reversed__(self):
+        self.everything()
+        return super().__reversed__()
+
+    def __contains__(self, item) -> bool:
+        self.everything()
+        return super().__contains__(item)
+
+    def index(self, *args):
+        self.everything()
+        return super().index(*args)
+
+    def count(self, item) -> int:
+        self.everything()
+        return super().count(item)
+
+    def copy(self) -> list:
+        self.everything()
+        return super().copy()
 
 
 def index_case(corpus: list[tuple[int, ...]], pair: tuple[int, int]) -> tuple:
@@ -61,21 +111,47 @@ def reference(
 
 
 def outcome(function, case: tuple) -> tuple:
-    """The words and the index after the call."""
+    """The words and the index after the call, and the words read that do not hold the pair."""
     corpus, pair_to_words, pair, new_id = copy.deepcopy(case)
-    function(corpus, pair_to_words, pair, new_id)
+    holding = set(pair_to_words.get(pair, ()))
+    words = CountingWords(corpus)
+    function(words, pair_to_words, pair, new_id)
+    needless = sorted(words.read - holding)
+    after = [list.__getitem__(words, i) for i in range(list.__len__(words))]
     if not isinstance(pair_to_words, dict):
-        return corpus, pair_to_words
+        return after, pair_to_words, needless
     index = {p: sorted(ids) for p, ids in sorted(pair_to_words.items(), key=repr) if ids}
-    return corpus, index
+    return after, index, needless
 
 
 def compare(case: Any, expected: tuple, actual: tuple) -> str | None:
-    (words_wanted, index_wanted), (words_got, index_got) = expected, actual
+    (words_wanted, index_wanted, _), (words_got, index_got, needless) = expected, actual
     if words_got != words_wanted:
         return f"The words afterwards: expected {short(words_wanted)}; yours {short(words_got)}."
     if index_got == index_wanted:
+        return work_problem(case, needless)
+    return index_problem(case, index_wanted, index_got) + " " + index_before(case)
+
+
+def index_before(case: tuple) -> str:
+    return f"The index before the call: {short(case[1])}."
+
+
+def work_problem(case: tuple, needless: list[int]) -> str | None:
+    """Reading a word that does not hold the pair is the scan V4's index exists to avoid."""
+    if not needless:
         return None
+    corpus, pair_to_words, pair, _ = case
+    holding = len(pair_to_words.get(pair, ()))
+    return (
+        f"The words and the index are right, but your function read {len(needless) + holding} of "
+        f"the {len(corpus)} words where only {holding} hold the pair (it read words[{needless[0]}] "
+        f"= {short(corpus[needless[0]])}, which does not): find the words to rewrite in "
+        f"pair_to_words[pair], not by scanning every word. {index_before(case)}"
+    )
+
+
+def index_problem(case: tuple, index_wanted: dict, index_got) -> str:
     if not isinstance(index_got, dict):
         return f"pair_to_words must stay a dict; yours became {short(index_got)}."
     wrong = [
@@ -93,6 +169,6 @@ def show_case(case: tuple) -> str:
 
 
 def show_result(result: tuple) -> str:
-    corpus, index = result
+    corpus, index, _ = result
     index = {pair: set(ids) for pair, ids in index.items()}
     return f"words {short(corpus)} and pair_to_words {short(index)}"

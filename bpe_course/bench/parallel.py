@@ -1,0 +1,206 @@
+"""What a second core buys in pretokenization, and what it costs: notebook 07's measurement.
+
+Counting a file's words with k workers divides the counting among k processes, and adds work one
+process does not do: starting the pool, pickling each chunk's counts in the worker, unpickling them
+in the parent, and adding them up there. Each of those costs is timed here on its own, in this
+process, on the very chunks ``count_words`` hands out, in wall and in CPU time; and the end-to-end
+runs with 1 and 2 workers are timed in turn, with repeats, with the CPU time of every process. From
+the CPU costs, the time with k workers on k free cores is predicted as
+
+    start-up + (counting + pickling) / k + unpickling + adding up + encoding the words
+
+(the parent's share does not divide: Amdahl's law). Stored once at full size (the ``note`` and
+``load_1min`` columns say how busy the machine was):
+
+    nice -n 10 python -m bpe_course.bench.parallel 21.5MB 200MB --repeats 3 \\
+        --csv notebooks/results/parallel_pretokenize.csv --note "..."
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from bpe_course.bench.repeat import kept_rounds, machine_note, time_in_turn
+from bpe_course.pretokenize import END_OF_TEXT, chunk_tasks, count_chunk, count_words
+
+SPECIALS = (END_OF_TEXT,)
+# The costs, in the order a chunk meets them; the first two divide among the workers.
+START, COUNT, PICKLE, UNPICKLE, ADD, ENCODE = (
+    "starting the pool",
+    "counting the chunks",
+    "pickling the counts (workers)",
+    "unpickling the counts (parent)",
+    "adding up the counts (parent)",
+    "encoding the words (parent)",
+)
+COSTS = (START, COUNT, PICKLE, UNPICKLE, ADD, ENCODE)
+DIVIDED = (COUNT, PICKLE)
+
+
+def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
+    """``count_words`` with 1 and with 2 workers, in turn: ``job`` (workers), ``repeat``,
+    ``seconds`` and ``cpu_s``, the CPU seconds of this process and its workers (CPU / wall is
+    how many cores the run really had). Two workers are forced even on a small file."""
+    jobs = {
+        n: lambda n=n: count_words(path, SPECIALS, workers=n, min_bytes_per_worker=1)
+        for n in (1, 2)
+    }
+    return time_in_turn(jobs, repeats, warmup, cpu=True)
+
+
+def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, tuple[float, float]], int, int]:
+    """Each cost of counting ``path`` with ``workers`` workers, timed alone in this process:
+    ``({cost: (wall seconds, CPU seconds)}, chunks, bytes of pickled counts)``. CPU seconds are
+    this process's: on a busy machine they are what the work costs, where wall time also holds
+    the waits for a core. The workers' own start-up is not in them; the whole job's CPU time
+    (:func:`end_to_end`) holds it, with everything else the second worker adds."""
+    clocks = (time.perf_counter, time.process_time)
+    start = [c() for c in clocks]
+    with multiprocessing.get_context().Pool(workers) as pool:  # what count_words starts and stops
+        pool.map(abs, range(workers))
+    spent = {cost: [0.0, 0.0] for cost in COSTS}
+    spent[START] = [c() - s for c, s in zip(clocks, start)]
+    tasks = chunk_tasks(path, SPECIALS, workers)
+    totals: Counter[str] = Counter()
+    sent = 0
+
+    def add(cost: str, since: list[float]) -> list[float]:
+        now = [c() for c in clocks]
+        spent[cost][0] += now[0] - since[0]
+        spent[cost][1] += now[1] - since[1]
+        return now
+
+    for task in tasks:
+        mark = [c() for c in clocks]
+        counts = count_chunk(*task)
+        mark = add(COUNT, mark)
+        blob = pickle.dumps((task[2] - task[1], counts), pickle.HIGHEST_PROTOCOL)
+        mark = add(PICKLE, mark)
+        _, received = pickle.loads(blob)
+        mark = add(UNPICKLE, mark)
+        totals.update(received)
+        add(ADD, mark)
+        sent += len(blob)
+    mark = [c() for c in clocks]
+    {word.encode("utf-8"): count for word, count in totals.items()}  # as count_words ends
+    add(ENCODE, mark)
+    return {cost: (wall, cpu) for cost, (wall, cpu) in spent.items()}, len(tasks), sent
+
+
+def breakdown(path: Path, workers: int = 2, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
+    """:func:`one_breakdown` ``warmup + repeats`` times, warm-ups dropped: ``job`` (the cost),
+    ``repeat``, ``seconds``, ``cpu_s``, ``chunks``, ``bytes_sent``."""
+    rounds = kept_rounds(lambda: one_breakdown(path, workers), repeats, warmup)
+    rows = [
+        {"job": cost, "repeat": repeat, "seconds": wall, "cpu_s": cpu}
+        | {"chunks": chunks, "bytes_sent": sent}
+        for repeat, (spent, chunks, sent) in enumerate(rounds)
+        for cost, (wall, cpu) in spent.items()
+    ]
+    return pd.DataFrame(rows)
+
+
+def predicted_seconds(costs: Mapping[str, float], workers: int) -> float:
+    """Time with ``workers`` workers from the costs: the divided ones shared, the rest not. With
+    one worker nothing is started, pickled or unpickled."""
+    if workers == 1:
+        return costs[COUNT] + costs[ADD] + costs[ENCODE]
+    serial = sum(costs[c] for c in COSTS if c not in DIVIDED)
+    return serial + sum(costs[c] for c in DIVIDED) / workers
+
+
+def measure(size: str, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
+    """Both tables for one course corpus size, as one tidy table with where it was measured."""
+    from bpe_course.corpora.datasets import corpus_source, course_corpus
+
+    path = course_corpus(size)
+    runs = end_to_end(path, repeats, warmup)
+    runs["job"] = runs["job"].map(lambda n: f"{n} worker" + ("s" if n > 1 else ""))
+    table = pd.concat([runs, breakdown(path, 2, repeats, warmup)], ignore_index=True)
+    table.insert(0, "size", size)
+    table.insert(0, "corpus", corpus_source())
+    table["size_bytes"] = path.stat().st_size
+    return table.assign(**machine_note())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import argparse
+    import shlex
+    import sys
+
+    parser = argparse.ArgumentParser(
+        prog="python -m bpe_course.bench.parallel",
+        description="Time pretokenization with 1 and 2 workers, and each cost of the second.",
+    )
+    parser.add_argument("sizes", nargs="+", help="course corpus sizes, such as 21.5MB 200MB")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--csv", type=Path, help="write the table here")
+    parser.add_argument("--note", default="", help="how the machine was shared, for the table")
+    args = parser.parse_args(argv)
+    command = shlex.join(["python", "-m", "bpe_course.bench.parallel", *sys.argv[1:]])
+    tables = []
+    for size in args.sizes:
+        table = measure(size, args.repeats)
+        print(table.groupby("job", sort=False)["seconds"].agg(["median", "min", "max"]), flush=True)
+        tables.append(table.assign(command=command, note=args.note))
+    if args.csv:
+        pd.concat(tables, ignore_index=True).to_csv(args.csv, index=False)
+
+
+if __name__ == "__main__":
+    main()
+
+
+def read_costs(table: pd.DataFrame, cores: Sequence[int] = (2, 4, 8)) -> list[str]:
+    """What one size's table says, a line each: every cost with its range (wall and CPU time),
+    the model against the measured runs for 1 and 2 workers, the cores the 2-worker runs had,
+    and the speed-up the model predicts on more free cores, with its ceiling (the parent's share
+    alone). The model uses CPU seconds: what the work costs on a free core, whatever else the
+    machine was doing; on free cores, wall time comes close to it."""
+    from bpe_course.bench.repeat import Spread, spreads
+
+    parts = table[table["job"].isin(COSTS)]
+    wall, cpu = spreads(parts), spreads(parts, value="cpu_s")
+    runs = spreads(table[table["job"].isin(["1 worker", "2 workers"])])
+    costs = {c: cpu[c].median for c in COSTS}
+    lines = [f"  {c:31} {wall[c].text(digits=3)}; CPU {cpu[c].median:.3f} s" for c in COSTS]
+    sent, chunks = table["bytes_sent"].dropna().median(), table["chunks"].max()
+    lines.append(f"  counts sent back: {sent / 1e6:.1f} MB in {chunks:.0f} chunks")
+    for n, name in ((1, "1 worker"), (2, "2 workers")):
+        lines.append(
+            f"  {name}: the model says {predicted_seconds(costs, n):.2f} s on "
+            f"{n} free core{'s' if n > 1 else ''}; measured {runs[name].text()}"
+        )
+    whole = {n: table[table["job"] == n] for n in ("1 worker", "2 workers")}
+    cpu_runs = {n: Spread(tuple(part["cpu_s"])) for n, part in whole.items()}
+    extra = cpu_runs["2 workers"].median - cpu_runs["1 worker"].median
+    lines.append(
+        f"  CPU time of all processes, whole job: 1 worker {cpu_runs['1 worker'].text()}, "
+        f"2 workers {cpu_runs['2 workers'].text()}: the second worker's extra work "
+        f"{extra:.2f} s ({extra / cpu_runs['1 worker'].median:.0%})"
+    )
+    one, two = whole["1 worker"], whole["2 workers"]
+    lines.append(
+        "  cores the runs had (CPU time / wall time): 1 worker "
+        f"{Spread(tuple(one['cpu_s'] / one['seconds'])).text('', 2)}"
+    )
+    had = Spread(tuple(two["cpu_s"] / two["seconds"]))
+    model, measured = predicted_seconds(costs, 2), runs["2 workers"]
+    where = (
+        "inside the measured range"
+        if measured.low <= model <= measured.high
+        else ("below every run" if model < measured.low else "above every run")
+    )
+    lines.append(f"  cores the runs had, 2 workers: {had.text('', 2)}; the model's time is {where}")
+    serial = predicted_seconds(costs, 1)
+    gains = ", ".join(f"{k} cores {serial / predicted_seconds(costs, k):.2f}x" for k in cores)
+    parent = sum(costs[c] for c in COSTS if c not in DIVIDED)
+    lines.append(f"  the model's speed-up on free cores: {gains}; ceiling {serial / parent:.0f}x")
+    return lines

@@ -1,0 +1,109 @@
+"""Repeated timings drawn with their spread (from :func:`bpe_course.bench.repeat.time_in_turn` or
+a stored table like it): the median as a marker, every kept run as a dot, and a bar from the
+fastest run to the slowest. Panels side by side compare this run (quick size) with the stored
+full-size one; ``horizontal`` lays the jobs out as rows, for one panel of many or long names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from bpe_course.plots import style
+
+
+def _color(job, colors: Mapping[str, str] | None, position: int) -> str:
+    from bpe_course.plots import VERSION_COLORS
+
+    if colors and job in colors:
+        return colors[job]
+    return VERSION_COLORS.get(str(job).lower()) or f"C{position}"
+
+
+def _label(job) -> str:
+    from bpe_course.plots import version_label
+
+    text = str(job)
+    return version_label(text) if text.lower() in ("v1", "v2", "v3", "v4", "v5") else text
+
+
+def _figure(panels: int, jobs: int, horizontal: bool):
+    import matplotlib.pyplot as plt
+
+    size = (6.4, 0.9 + 0.45 * jobs) if horizontal else style.grid_size(panels, 2)
+    return plt.subplots(1, panels, figsize=size, squeeze=False)
+
+
+def plot_repeats(
+    panels: Sequence[tuple[str, pd.DataFrame]],
+    x: str = "job",
+    y: str = "seconds",
+    xlabel: str = "",
+    ylabel: str = "seconds",
+    title: str = "",
+    colors: Mapping[str, str] | None = None,
+    horizontal: bool = False,
+    log: bool = False,
+):
+    """One panel per ``(title, table)``. Each table has a ``job`` column and one row per kept run;
+    runs are grouped by ``job`` and ``x``. With ``x="job"`` each job is one column of the panel
+    (one row with ``horizontal``, its median written beside it); otherwise ``x`` is numeric and
+    each job a line through its medians. ``ylabel`` names the values ``y``, on whichever axis."""
+    if horizontal and x != "job":
+        raise ValueError("horizontal draws one row per job: x must be 'job'")
+    most = max(table["job"].nunique() for _, table in panels)
+    fig, axes = _figure(len(panels), most, horizontal)
+    for ax, (panel_title, table) in zip(axes[0], panels):
+        jobs = list(dict.fromkeys(table["job"]))
+        for position, job in enumerate(jobs):
+            color = _color(job, colors, position)
+            _draw(ax, table[table["job"] == job], position, x, y, color, horizontal)
+        _axes(ax, jobs, x, xlabel, ylabel, horizontal, log)
+        if horizontal and not log:  # room for the medians written at the right
+            ax.set_xlim(0, table[y].max() * 1.25)
+        ax.set_title(panel_title, fontsize=9 if horizontal else None)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def _draw(ax, part: pd.DataFrame, position: int, x: str, y: str, color: str, horizontal: bool):
+    """One job's runs: every run a dot, a bar from the fastest to the slowest, the median."""
+    job = part["job"].iloc[0]
+    stats = part.groupby(x, sort=True)[y].agg(["median", "min", "max"])
+    where = [position] * len(stats) if x == "job" else list(stats.index)
+    spread = [stats["median"] - stats["min"], stats["max"] - stats["median"]]
+    at, dots = ([position] * len(part) if x == "job" else list(part[x])), list(part[y])
+    if horizontal:  # values along x, one row per job, its median written at the right
+        ax.errorbar(stats["median"], where, xerr=spread, fmt="none", lw=2.5, color=color, alpha=0.5)
+        ax.plot(dots, at, "o", color=color, ms=4)
+        ax.plot(stats["median"], where, "|", color="black", ms=14, mew=2)
+        unit = " s" if y == "seconds" else ""
+        median, high = stats["median"].iloc[0], stats["max"].iloc[0]
+        ax.annotate(f" {median:.3g}{unit}", (high, position), va="center", fontsize=8)
+        return
+    ax.errorbar(
+        where, stats["median"], yerr=spread, fmt="o-" if x != "job" else "o",
+        capsize=5, lw=1.5, ms=7, color=color, label=_label(job),
+    )  # fmt: skip
+    ax.plot(at, dots, ".", color=color, alpha=0.45, ms=5)
+
+
+def _axes(ax, jobs: list, x: str, xlabel: str, ylabel: str, horizontal: bool, log: bool) -> None:
+    """Ticks, limits, labels and scale of one panel: the job axis and the value axis."""
+    job_axis, value_axis = (ax.yaxis, ax.xaxis) if horizontal else (ax.xaxis, ax.yaxis)
+    if x == "job":
+        job_axis.set_ticks(range(len(jobs)), [_label(job) for job in jobs])
+        (ax.set_ylim if horizontal else ax.set_xlim)(-0.6, len(jobs) - 0.4)
+    elif len(jobs) > 1:
+        ax.legend()
+    if horizontal:
+        ax.invert_yaxis()  # the first job on top
+    if log:
+        (ax.set_xscale if horizontal else ax.set_yscale)("log")
+    elif not horizontal:
+        ax.set_ylim(bottom=0)
+    job_axis.set_label_text(xlabel)
+    value_axis.set_label_text(ylabel)
+    (ax.xaxis if horizontal else ax.yaxis).grid(True, alpha=0.3)
