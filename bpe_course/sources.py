@@ -128,7 +128,8 @@ def _expand(item: PathLike) -> list[Path]:
 
 def _files_under(folder: Path) -> list[Path]:
     """The files under ``folder``, sorted, names starting with a dot skipped; a subfolder that
-    cannot be listed is an error, never skipped in silence (its files would be missing)."""
+    cannot be listed is an error, never skipped in silence (its files would be missing). Links
+    to folders are followed (shards are often linked in), each folder walked once."""
 
     def refuse(err: OSError) -> None:
         raise BPEInputError(
@@ -137,7 +138,13 @@ def _files_under(folder: Path) -> list[Path]:
         )
 
     found = []
+    seen: set[tuple[int, int]] = set()  # folders walked: a link back up would loop forever
     for root, folders, names in os.walk(folder, onerror=refuse, followlinks=True):
+        info = os.stat(root)
+        if (info.st_dev, info.st_ino) in seen:
+            folders[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
         folders[:] = [name for name in folders if not name.startswith(".")]
         for name in names:
             path = Path(root) / name

@@ -143,13 +143,20 @@ def test_unwritable_data_folder(tmp_path, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "size"), [("5MB", 5_000_000), ("21.5MB", 21_500_000), ("800kb", 800_000), (123, 123)]
+    ("text", "size"),
+    [
+        ("5MB", 5_000_000),
+        ("21.5MB", 21_500_000),
+        ("800kb", 800_000),
+        (123, 123),
+        ("1.1MB", 1_100_000),
+    ],
 )
 def test_parse_size(text, size) -> None:
     assert parse_size(text) == size
 
 
-@pytest.mark.parametrize("text", ["0MB", "-1MB", "five", ""])
+@pytest.mark.parametrize("text", ["0MB", "-1MB", "five", "", "2.5B", "0.0015KB", 7.5])
 def test_bad_sizes(text) -> None:
     with pytest.raises(BPEInputError):
         parse_size(text)

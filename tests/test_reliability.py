@@ -409,3 +409,37 @@ def test_writing_never_takes_another_runs_partial_file(tmp_path) -> None:
     theirs.write_text("half of their file")
     write_atomically(path, "mine")
     assert path.read_text() == "mine" and theirs.read_text() == "half of their file"
+
+
+def test_linked_folders_are_counted_once_and_never_loop(tmp_path) -> None:
+    from bpe_course.sources import resolve_sources
+
+    folder, elsewhere = tmp_path / "shards", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / "a.txt").write_text("some text here", encoding="utf-8")
+    (elsewhere / "b.txt").write_text("more text here", encoding="utf-8")
+    (folder / "linked").symlink_to(elsewhere)  # a shard folder linked in: its files count
+    (folder / "loop").symlink_to(folder)  # a link back up: walked once, not forever
+    assert resolve_sources(folder) == [folder / "a.txt", elsewhere / "b.txt"]
+
+
+def test_interrupted_lessons_table_keeps_the_stored_one(tmp_path, monkeypatch) -> None:
+    from bpe_course.bench import lessons
+
+    path = tmp_path / "lessons.csv"
+    pd.DataFrame({"lesson": ["kept", "redo"], "seconds": [1.0, 2.0]}).to_csv(path, index=False)
+    before = path.read_bytes()
+    measured = {"job": ["merges"], "vocab_size": [300], "seconds": [1.5]}
+    monkeypatch.setattr(lessons, "measure", lambda name, repeats: pd.DataFrame(measured))
+    real_to_csv = pd.DataFrame.to_csv
+
+    def cut_short(self, target=None, **kwargs):
+        real_to_csv(self.head(1), target, **kwargs)  # one row written, then killed
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", cut_short)
+    name = next(iter(lessons.FULL))
+    with pytest.raises(KeyboardInterrupt):
+        lessons.main(["--lessons", name, "--repeats", "1", "--csv", str(path)])
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["lessons.csv"]

@@ -18,6 +18,7 @@ import urllib.request
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
@@ -75,7 +76,7 @@ class DownloadError(BPEInputError):
 def parse_size(text: str | float | int) -> int:
     """``"5MB"``, ``"21.5MB"``, ``"800KB"`` or a number of bytes, as bytes (decimal units)."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        size = int(text)
+        exact = Decimal(text)
     else:
         match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(B|KB|MB|GB)?\s*", str(text), re.I)
         if not match:
@@ -83,7 +84,10 @@ def parse_size(text: str | float | int) -> int:
                 f"cannot read the size {text!r}; write it like 5MB, 21.5MB or 800KB"
             )
         unit = {"B": 1, "KB": 1_000, "MB": MB, "GB": 1_000 * MB}[(match.group(2) or "B").upper()]
-        size = int(float(match.group(1)) * unit)
+        exact = Decimal(match.group(1)) * unit  # exact: 1.1MB is 1100000 bytes, not 1100000.0002
+    if exact != exact.to_integral_value():  # "2.5B": never rounded down in silence
+        raise BPEInputError(f"a size is a whole number of bytes; {text!r} is not")
+    size = int(exact)
     if size <= 0:
         raise BPEInputError(f"a corpus size must be positive, not {text!r}")
     return size
