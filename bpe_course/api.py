@@ -23,7 +23,7 @@ from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check
 def train_bpe(
     input_path: Corpus,
     vocab_size: int,
-    special_tokens: Sequence[str] = (),
+    special_tokens: Sequence[str] | None = (),
     *,
     version: str = "v5",
     workers: int | None = None,
@@ -53,6 +53,7 @@ def train_bpe(
     Every argument is checked before any work starts; nothing is written anywhere.
     """
     trainer = get_trainer(version)
+    special_tokens = () if special_tokens is None else special_tokens  # as the Tokenizer reads it
     check_training_arguments(vocab_size, special_tokens)
     if workers is not None and (
         isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
@@ -93,7 +94,7 @@ def learn_merges(
     version: str,
     word_counts: Mapping[bytes, int],
     vocab_size: int,
-    special_tokens: Sequence[str] = (),
+    special_tokens: Sequence[str] | None = (),
     *,
     progress: bool | None = None,
     on_merge: OnMerge | None = None,
@@ -104,6 +105,7 @@ def learn_merges(
     ``options`` go to the merge loop (V5's ``compaction_factor``).
     """
     trainer = get_trainer(version)
+    special_tokens = () if special_tokens is None else special_tokens
     wanted = check_training_arguments(vocab_size, special_tokens)
     bar = _progress_bar(progress, total=wanted, desc=f"merges ({trainer.name})", unit="merge")
     callback = on_merge if bar is None else _chain(bar, on_merge)

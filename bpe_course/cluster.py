@@ -94,16 +94,17 @@ def dask_client(
     from distributed import Client, LocalCluster
 
     if scheduler == LOCAL:
-        cluster = LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=dashboard_address,
-            # Errors that matter reach the client as exceptions; a worker's own log of a peer it
-            # lost would repeat them as tracebacks on the terminal (the dashboard shows it all).
-            silence_logs=logging.CRITICAL,
-        )
+        with _workers_ignore_ctrl_c():
+            cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=dashboard_address,
+                # Errors that matter reach the client as exceptions; a worker's own log of a peer it
+                # lost would repeat them as tracebacks on the terminal (the dashboard shows it all).
+                silence_logs=logging.CRITICAL,
+            )
         try:
             with Client(cluster, timeout=timeout) as client:
                 yield client
@@ -162,6 +163,26 @@ def local_workers(requested: int | None, tasks: int, corpus_bytes: int) -> int:
     cores = os.cpu_count() or 1
     by_size = effective_workers(corpus_bytes, requested)
     return max(1, min(requested or cores, cores, tasks, by_size))
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Start worker processes that ignore SIGINT, then restore this process's handler.
+
+    Ctrl-C in a terminal reaches every process of its group: each worker would die with a
+    traceback of its own. Ignored there (a disposition that survives the start of a process),
+    it stops this process only, which closes the cluster on its way out. A Ctrl-C while the
+    workers start is ignored too.
+    """
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to change
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def count_words_on_cluster(

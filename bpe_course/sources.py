@@ -94,7 +94,25 @@ def resolve_sources(corpus: Corpus) -> list[Path]:
             files.setdefault(_canonical(path), None)
     if not files:
         raise BPEInputError("the corpus names no files")
-    return [check_file(path) for path in files]
+    return [_check_size_known(check_file(path)) for path in files]
+
+
+def _check_size_known(path: Path) -> Path:
+    """Refuse a file that reports 0 bytes but holds some (``/proc/self/status``, other virtual
+    files): its work is planned from its size, so its text would be skipped, not counted."""
+    info = path.stat()
+    if stat.S_ISREG(info.st_mode) and info.st_size == 0:
+        try:
+            with open(path, "rb") as f:
+                holds_data = bool(f.read(1))
+        except OSError:
+            return path  # check_file has read it; this is only about its size
+        if holds_data:
+            raise BPEInputError(
+                f"{path} reports a size of 0 bytes but holds data (a virtual file, as in /proc); "
+                f"copy it to a regular file first: cp {path} corpus.txt"
+            )
+    return path
 
 
 def _canonical(path: Path) -> Path:
@@ -109,11 +127,7 @@ def _expand(item: PathLike) -> list[Path]:
         raise BPEInputError(f"a corpus must be a path or a list of paths, not {item!r}")
     path = Path(item)
     if path.is_dir():
-        found = sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        )
+        found = _files_under(path)
         if not found:
             raise BPEInputError(f"{path} is a directory with no files to train on")
         return found
@@ -123,6 +137,39 @@ def _expand(item: PathLike) -> list[Path]:
             raise BPEInputError(f"no files match {item}")
         return found
     return [path]
+
+
+def _files_under(folder: Path) -> list[Path]:
+    """The files under ``folder``, sorted, names starting with a dot skipped; a subfolder that
+    cannot be listed is an error, never skipped in silence (its files would be missing). Links
+    to folders are followed (shards are often linked in), each folder walked once."""
+
+    def refuse(err: OSError) -> None:
+        raise BPEInputError(
+            f"cannot list {err.filename}: {err.strerror}; its files would be left out of the "
+            "corpus. Make it readable, or name the files to train on."
+        )
+
+    found = []
+    seen: set[tuple[int, int]] = set()  # folders walked: a link back up would loop forever
+    for root, folders, names in os.walk(folder, onerror=refuse, followlinks=True):
+        info = os.stat(root)
+        if (info.st_dev, info.st_ino) in seen:
+            folders[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        for name in names:
+            path = Path(root) / name
+            if name.startswith("."):
+                continue
+            if path.is_file():
+                found.append(path)
+            elif path.is_symlink() and not path.exists():  # a shard its link lost: say so
+                raise BPEInputError(
+                    f"{path} is a link to {os.readlink(path)}, which does not exist"
+                )
+    return sorted(found)
 
 
 def check_file(path: Path) -> Path:

@@ -13,11 +13,12 @@ the one-line repair (``text.encode("utf-16", "surrogatepass").decode("utf-16", "
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
 
 from bpe_course.errors import BPEInputError
-from bpe_course.formats import load_gpt2, save_gpt2
+from bpe_course.formats import load_gpt2, save_gpt2, special_token_list
 from bpe_course.pretokenize import GPT2_REGEX, special_token_regex
 from bpe_course.trainers.common import Merges, Vocab
 
@@ -32,7 +33,7 @@ class Tokenizer:
     ) -> None:
         self.vocab: Vocab = dict(vocab)
         self.merges: Merges = list(merges)
-        self.special_tokens: list[str] = list(special_tokens or [])
+        self.special_tokens: list[str] = special_token_list(special_tokens)
         # Two ids can spell the same bytes (ab + c and a + bc): encoding emits the lowest.
         self._id_of: dict[bytes, int] = {}
         for token_id, token in sorted(self.vocab.items()):
@@ -80,6 +81,8 @@ class Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """The ids of ``text``; :class:`BPEInputError` if it holds a lone surrogate."""
+        if not isinstance(text, str):
+            raise BPEInputError(f"encode takes a str, not {_type_hint(text)}")
         try:
             return self._encode(text)
         except UnicodeEncodeError:  # only a surrogate makes str -> UTF-8 fail
@@ -107,6 +110,8 @@ class Tokenizer:
         """
         pending, done = "", 0  # done: characters before ``pending`` (for the error's index)
         for chunk in iterable:
+            if not isinstance(chunk, str):
+                raise BPEInputError(f"encode_iterable takes strings, not {_type_hint(chunk)}")
             text = pending + chunk
             try:
                 ids, pending = self._encode_settled(text)
@@ -189,13 +194,18 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """The text of ``ids``; bytes that are not valid UTF-8 become U+FFFD (never an error).
 
-        An id outside the vocabulary is an error (it is a bug upstream, not a text to repair).
+        An id outside the vocabulary, or a value that is not an integer (a float, a bool), is an
+        error: it is a bug upstream, not a text to repair. NumPy's integers are integers.
         """
+        if ids is None or isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
+            raise BPEInputError(f"decode takes a list of integer ids, not {type(ids).__name__}")
         vocab, ids = self.vocab, list(ids)
+        if not all(type(i) is int for i in ids):
+            ids = [_as_id(i) for i in ids]
         try:
             data = b"".join([vocab[i] for i in ids])
-        except (KeyError, TypeError):
-            bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
+        except KeyError:
+            bad = next(i for i in ids if i not in vocab)
             raise BPEInputError(
                 f"id {bad!r} is not in the vocabulary (ids run 0..{max(vocab)})"
             ) from None
@@ -243,6 +253,20 @@ def surrogate_error(text: str, offset: int = 0, what: str = "the text") -> BPEIn
         f"{what} holds {found} at index {offset + index}, which UTF-8 cannot encode. "
         f"Repair it before encoding: {REPAIR} joins split pairs and turns lone halves into U+FFFD."
     )
+
+
+def _as_id(value: object) -> int:
+    """An id given as any integer type (NumPy's too); a float or a bool is refused, not rounded."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise BPEInputError(f"id {value!r} ({type(value).__name__}) is not an integer")
+    return operator.index(value)
+
+
+def _type_hint(value: object) -> str:
+    hint = (
+        " (decode it first: data.decode('utf-8'))" if isinstance(value, (bytes, bytearray)) else ""
+    )
+    return type(value).__name__ + hint
 
 
 def _utf8(text: str, what: str) -> bytes:

@@ -4,7 +4,10 @@ test_corpora.py)."""
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -140,13 +143,20 @@ def test_unwritable_data_folder(tmp_path, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "size"), [("5MB", 5_000_000), ("21.5MB", 21_500_000), ("800kb", 800_000), (123, 123)]
+    ("text", "size"),
+    [
+        ("5MB", 5_000_000),
+        ("21.5MB", 21_500_000),
+        ("800kb", 800_000),
+        (123, 123),
+        ("1.1MB", 1_100_000),
+    ],
 )
 def test_parse_size(text, size) -> None:
     assert parse_size(text) == size
 
 
-@pytest.mark.parametrize("text", ["0MB", "-1MB", "five", ""])
+@pytest.mark.parametrize("text", ["0MB", "-1MB", "five", "", "2.5B", "0.0015KB", 7.5])
 def test_bad_sizes(text) -> None:
     with pytest.raises(BPEInputError):
         parse_size(text)
@@ -210,3 +220,237 @@ def test_disk_full_during_download_leaves_nothing(server, data_folder, monkeypat
         fetch("test-set", progress=False)
     monkeypatch.setattr(builtins, "open", real_open)
     assert [p.name for p in data_folder.iterdir()] == []
+
+
+# --- Downloads that lie about what they sent ---------------------------------------------------
+
+
+class Liar(Server):
+    """A server whose replies are wrong in one way each: cut short with no length, a 206 that is
+    not the range asked for, a trickle, a chunked body cut short."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                server.requests.append(self.headers.get("Range"))
+                mode = server.mode
+                if mode == "ok":
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(PAYLOAD)))
+                    self.end_headers()
+                    self.wfile.write(PAYLOAD)
+                elif mode == "cut-no-length":  # HTTP/1.0 style: the end of the body is the close
+                    self.send_response(200)
+                    self.end_headers()
+                    self.wfile.write(PAYLOAD[:70_000])
+                elif mode in ("whole-206", "wrong-206", "206-no-range"):
+                    start = {"whole-206": 0, "wrong-206": 7}.get(mode, 0)
+                    self.send_response(206)
+                    if mode != "206-no-range":
+                        self.send_header(
+                            "Content-Range", f"bytes {start}-{len(PAYLOAD) - 1}/{len(PAYLOAD)}"
+                        )
+                    self.send_header("Content-Length", str(len(PAYLOAD) - start))
+                    self.end_headers()
+                    self.wfile.write(PAYLOAD[start:])
+                elif mode == "trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(PAYLOAD)))
+                    self.end_headers()
+                    for i in range(0, len(PAYLOAD), 100):
+                        try:
+                            self.wfile.write(PAYLOAD[i : i + 100])
+                            self.wfile.flush()
+                        except OSError:
+                            return
+                        time.sleep(0.02)
+                elif mode == "chunked-cut":
+                    self.protocol_version = "HTTP/1.1"
+                    self.send_response(200)
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.write(b"%x\r\n" % 5000 + PAYLOAD[:5000] + b"\r\n")
+                    self.wfile.write(b"%x\r\n" % 5000 + PAYLOAD[5000:6000])  # cut mid-chunk
+                    self.wfile.flush()
+                    self.close_connection = True
+
+        self.httpd.RequestHandlerClass = Handler
+
+
+@pytest.fixture
+def liar(monkeypatch):
+    s = Liar()
+    unknown = Dataset("unknown-set", s.url, None, None, "test", "unknown-set.txt")
+    sized = Dataset("sized-set", s.url, len(PAYLOAD), None, "test", "sized-set.txt")
+    monkeypatch.setitem(datasets.DATASETS, "unknown-set", unknown)
+    monkeypatch.setitem(datasets.DATASETS, "sized-set", sized)
+    yield s
+    s.close()
+
+
+def test_unverified_download_never_pins_its_hash(liar, data_folder) -> None:
+    liar.mode = "cut-no-length"
+    with pytest.warns(UserWarning, match="could not be checked"):
+        path = fetch("unknown-set", progress=False)
+    assert not (data_folder / "unknown-set.txt.sha256").exists()
+    path.unlink()
+    liar.mode = "ok"  # the next, correct download is accepted
+    assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
+    assert (data_folder / "unknown-set.txt.sha256").exists()  # complete: its length was sent
+
+
+def test_206_with_the_whole_body_is_written_from_the_start(liar, data_folder) -> None:
+    data_folder.mkdir(parents=True)
+    (data_folder / "sized-set.txt.partial").write_bytes(PAYLOAD[:1000])
+    liar.mode = "whole-206"
+    assert fetch("sized-set", progress=False).read_bytes() == PAYLOAD
+    assert liar.requests == ["bytes=1000-"]
+
+
+@pytest.mark.parametrize("mode", ["wrong-206", "206-no-range"])
+def test_206_not_for_the_range_asked_is_refused(liar, data_folder, mode) -> None:
+    data_folder.mkdir(parents=True)
+    (data_folder / "unknown-set.txt.partial").write_bytes(PAYLOAD[:1000])
+    liar.mode = mode
+    with pytest.raises(DownloadError, match="not the range asked for"):
+        fetch("unknown-set", progress=False)
+    assert list(data_folder.iterdir()) == []  # nothing kept: the next run starts afresh
+    liar.mode = "ok"
+    assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
+
+
+def test_a_trickle_is_stopped_at_the_minimum_rate(liar, data_folder) -> None:
+    liar.mode = "trickle"  # about 5 KB/s
+    with pytest.raises(DownloadError, match="slower than 50000 bytes/s.*run the same command"):
+        fetch("sized-set", progress=False, min_rate=50_000, rate_window_s=0.5)
+    assert (data_folder / "sized-set.txt.partial").exists()  # kept: the next run resumes
+
+
+def test_a_download_is_stopped_at_its_time_limit(liar, data_folder) -> None:
+    liar.mode = "trickle"
+    with pytest.raises(DownloadError, match="took more than 0.5 s"):
+        fetch("sized-set", progress=False, max_seconds=0.5, min_rate=1)
+    assert not (data_folder / "sized-set.txt").exists()
+
+
+def test_chunked_body_cut_short_is_resumable(liar, data_folder) -> None:
+    liar.mode = "chunked-cut"
+    with pytest.raises(DownloadError, match="run the same command again to resume it"):
+        fetch("unknown-set", progress=False)
+    assert not (data_folder / "unknown-set.txt").exists()
+
+
+# --- Generated corpora written by two runs at once ---------------------------------------------
+
+
+def _blocks(stop_after: int | None = None):
+    for i in range(10_000):
+        if stop_after is not None and i == stop_after:
+            raise KeyboardInterrupt  # Ctrl-C in the second run
+        yield f"story {i} of the test\n<|endoftext|>\n".encode() * 50
+
+
+def test_two_generate_runs_at_once_never_mix(data_folder, monkeypatch) -> None:
+    from bpe_course.corpora import generate
+
+    data_folder.mkdir(parents=True)
+    path = data_folder / "corpus.txt"
+    size = 200 * len(next(_blocks()))
+    runs = []
+
+    def blocks(shape, seed=0):
+        runs.append(shape)
+        if len(runs) == 1:  # the first run: a second starts while it writes, and is interrupted
+            for i, block in enumerate(_blocks()):
+                if i == 100:
+                    with pytest.raises(KeyboardInterrupt):
+                        generate.write_generated(path, size, "stories")
+                yield block
+        else:
+            yield from _blocks(stop_after=30)
+
+    monkeypatch.setattr(generate, "corpus_blocks", lambda shape, seed=0: _blocks())
+    expected = generate.write_generated(data_folder / "alone.txt", size).read_bytes()
+    (data_folder / "alone.txt").unlink()
+    monkeypatch.setattr(generate, "corpus_blocks", blocks)
+    assert generate.write_generated(path, size, "stories") == path
+    assert path.read_bytes() == expected  # whole, no NUL bytes from the other run
+    assert [p.name for p in data_folder.iterdir()] == ["corpus.txt"]  # no partial left over
+
+
+def test_generate_never_clobbers_a_finished_file(data_folder, monkeypatch) -> None:
+    from bpe_course.corpora import generate
+
+    data_folder.mkdir(parents=True)
+    path = data_folder / "corpus.txt"
+
+    def blocks(shape, seed=0):
+        for i, block in enumerate(_blocks()):
+            if i == 3:
+                path.write_bytes(b"finished by another run\n")
+            yield block
+
+    monkeypatch.setattr(generate, "corpus_blocks", blocks)
+    assert generate.write_generated(path, 10 * len(next(_blocks())), "stories") == path
+    assert path.read_bytes() == b"finished by another run\n"
+    assert [p.name for p in data_folder.iterdir()] == ["corpus.txt"]
+
+
+def test_stale_partials_are_not_reused_and_are_cleared(data_folder) -> None:
+    from bpe_course.corpora.generate import GENERATOR_VERSION
+
+    data_folder.mkdir(parents=True)
+    name = f"generated-stories-{datasets.size_label(20_000)}-seed0-g{GENERATOR_VERSION}.txt"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a process id that no longer runs: its partial file is an orphan
+    stale = data_folder / f"{name}.{dead.pid}.partial"
+    stale.write_bytes(b"\0" * 20_000)
+    path = generated_corpus("20KB")
+    assert b"\0" not in path.read_bytes() and path.stat().st_size > 19_000
+    assert not stale.exists()
+
+
+# --- More downloads and slices -----------------------------------------------------------------
+
+
+def test_malformed_url_is_one_clear_error(server) -> None:
+    with pytest.raises(DownloadError, match="cannot download test-set from 'not a url'"):
+        fetch("test-set", url="not a url", progress=False)
+
+
+def test_two_downloads_at_once_do_not_share_a_partial_file(liar, data_folder) -> None:
+    liar.mode = "trickle"
+    first_error: list[Exception] = []
+
+    def first() -> None:
+        try:
+            fetch("sized-set", progress=False, max_seconds=3, min_rate=1)
+        except DownloadError as err:
+            first_error.append(err)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not liar.requests and thread.is_alive():  # until the first download is under way
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    with pytest.raises(DownloadError, match="another download into .* is under way"):
+        fetch("sized-set", progress=False)
+    thread.join()
+    assert "took more than 3 s" in str(first_error[0])  # the first one was left alone
+
+
+def test_slices_of_two_files_with_one_name_are_not_mixed_up(tmp_path, data_folder) -> None:
+    documents = "story {} here.\n<|endoftext|>\n"
+    for folder, word in (("a", "one"), ("b", "two")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "corpus.txt").write_text(documents.format(word) * 100)
+    first = slice_corpus(tmp_path / "a" / "corpus.txt", 500).read_text()
+    second = slice_corpus(tmp_path / "b" / "corpus.txt", 500).read_text()
+    assert "one" in first and "two" in second and "one" not in second

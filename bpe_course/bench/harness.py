@@ -31,6 +31,7 @@ import bpe_course
 from bpe_course.bench.worker import PARENT_VARIABLE
 from bpe_course.corpora.datasets import corpus_source, course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
+from bpe_course.files import replaced_whole
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 
 KEY = ["corpus", "size_bytes", "vocab_size", "version", "repeat"]
@@ -168,9 +169,11 @@ def run_grid(
 ) -> pd.DataFrame:
     """Run ``grid``; return every row (old and new) as a DataFrame, appending new ones to ``csv_path``."""
     check_versions(grid.versions)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise BPEInputError(f"workers must be 1 or more, not {workers!r}")
     source = corpus_source(corpus)
     done = (
-        pd.read_csv(csv_path)
+        read_table(csv_path)
         if csv_path is not None and csv_path.exists() and not rerun
         else pd.DataFrame(columns=KEY)
     )
@@ -232,16 +235,45 @@ def run_grid(
 
 def append_row(csv_path: Path, row: dict) -> None:
     """Append one row; when it brings columns the file lacks (a library's comparison columns),
-    rewrite the file with all of them, so every line has the header's fields."""
+    rewrite the file with all of them, so every line has the header's fields. A last line left
+    unfinished by a run that was killed while writing it is dropped first (its cell runs again)."""
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     new = pd.DataFrame([row])
     if csv_path.exists():
-        header = pd.read_csv(csv_path, nrows=0).columns
-        if set(new.columns) - set(header):
-            pd.concat([pd.read_csv(csv_path), new]).to_csv(csv_path, index=False)
+        drop_unfinished_line(csv_path)
+    if csv_path.exists() and csv_path.stat().st_size:
+        header = read_table(csv_path, nrows=0).columns
+        if set(new.columns) - set(header):  # rewritten whole: a crash keeps the old rows
+            with replaced_whole(csv_path) as partial:
+                pd.concat([read_table(csv_path), new]).to_csv(partial, index=False)
             return
         new = new.reindex(columns=header)
-    new.to_csv(csv_path, mode="a", header=not csv_path.exists(), index=False)
+        new.to_csv(csv_path, mode="a", header=False, index=False)
+        return
+    new.to_csv(csv_path, index=False)
+
+
+def drop_unfinished_line(csv_path: Path) -> None:
+    """Cut ``csv_path`` after its last newline: a row is finished only with its line's end."""
+    with open(csv_path, "r+b") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
+
+
+def read_table(csv_path: Path, **options) -> pd.DataFrame:
+    """A benchmark CSV without its unfinished last line, if a killed run left one (never read
+    as a row with a cut value); a file that is not a table is one clear error naming it."""
+    import io
+
+    try:
+        data = Path(csv_path).read_bytes()
+        if data and not data.endswith(b"\n"):
+            data = data[: data.rfind(b"\n") + 1]
+        return pd.read_csv(io.BytesIO(data), **options)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        reason = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
+        raise BPEInputError(f"cannot read {csv_path} as a table: {reason}") from None
 
 
 def check_versions(versions: tuple[str, ...]) -> None:
@@ -355,7 +387,7 @@ def stored_results(name: str) -> pd.DataFrame:
     path = notebooks_dir() / "results" / f"{name}.csv"
     if not path.exists():
         raise BPEInputError(f"no stored results {path}; run `bpe-course bench` to measure them")
-    return pd.read_csv(path)
+    return read_table(path)
 
 
 def grid_by_name(name: str) -> Grid:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.harness import append_row, context, run_worker
+from bpe_course.bench.harness import append_row, context, read_table, run_worker
 from bpe_course.bench.repeat import below
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
@@ -111,7 +111,7 @@ def sweep(
 
     done, hashes = set(), {}
     if csv_path.exists() and csv_path.stat().st_size:
-        old = pd.read_csv(csv_path)
+        old = read_table(csv_path)
         done = set(
             zip(
                 old["shape"],

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from bpe_course.bench.repeat import kept_rounds, machine_note, time_in_turn
+from bpe_course.files import replaced_whole
 from bpe_course.pretokenize import END_OF_TEXT
 from bpe_course.trainers import get_trainer
 
@@ -152,7 +153,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.csv.exists():  # keep the lessons not measured this time
             kept = pd.read_csv(args.csv)
             tables.insert(0, kept[~kept["lesson"].isin(args.lessons)])
-        pd.concat(tables, ignore_index=True).to_csv(args.csv, index=False)
+        with replaced_whole(args.csv) as partial:  # a crash keeps the stored table whole
+            pd.concat(tables, ignore_index=True).to_csv(partial, index=False)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bpe_course.bench.harness import read_table
 from bpe_course.errors import BPEInputError
 
 CELL = ["corpus", "size_bytes", "vocab_size", "version"]
@@ -27,7 +28,7 @@ def load_results(paths: Iterable[str | Path]) -> pd.DataFrame:
     for path in map(Path, paths):
         if not path.is_file():
             raise BPEInputError(f"no results file at {path}")
-        table = pd.read_csv(path)
+        table = read_table(path)
         missing = NEEDED - set(table.columns)
         if missing:
             raise BPEInputError(
@@ -52,7 +53,7 @@ def stored_result_files() -> list[Path]:
         for path in sorted(folder.glob("*.csv")):
             try:
                 columns = set(pd.read_csv(path, nrows=0).columns)
-            except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError):
+            except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
                 continue
             if NEEDED <= columns:
                 found.append(path)

@@ -7,9 +7,15 @@ Errors a user can cause are one line on stderr and exit status 2, never a traceb
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from bpe_course.errors import BPEInputError
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C, so pools and clusters are closed on the way out."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,10 +24,48 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "run"):
         parser.print_help()
         return 2
+    previous = _catch_sigterm()
+    try:
+        return _run(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _catch_sigterm():
+    """Turn SIGTERM into :class:`Terminated` in this process; return the handler it replaces.
+
+    Without it the process dies at once and its pool's workers, orphaned, print a traceback each
+    when they find the pipe to it broken. A worker forked from here inherits the handler, and
+    dies as SIGTERM would have it (silently) when its pool is terminated.
+    """
+    main_pid = os.getpid()
+
+    def on_sigterm(signum, frame):
+        if os.getpid() != main_pid:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise Terminated
+
+    try:
+        return signal.signal(signal.SIGTERM, on_sigterm)
+    except ValueError:  # not the main thread (an embedding program): leave signals alone
+        return None
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return args.run(args) or 0
+    except Terminated:
+        print("bpe-course: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except (BPEInputError, FileNotFoundError) as err:
         print(f"bpe-course: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # the machine's: a folder under a file, a full disk, no permission
+        where = f": {err.filename}" if err.filename else ""
+        print(f"bpe-course: error: {err.strerror or err}{where}", file=sys.stderr)
         return 2
     except RuntimeError as err:  # a benchmark mismatch or a failed run: not the user's doing
         print(f"bpe-course: failed: {err}", file=sys.stderr)

@@ -152,8 +152,8 @@ def run_plot(args: argparse.Namespace) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    import pandas as pd
 
+    from bpe_course.bench.harness import read_table
     from bpe_course.plots import draw_all, plot_per_merge, save_figure
 
     path = Path(args.csv)
@@ -161,7 +161,7 @@ def run_plot(args: argparse.Namespace) -> int:
         raise BPEInputError(
             f"no CSV at {path}; write one with `bpe-course bench` or `bpe-course trace`"
         )
-    table = pd.read_csv(path)
+    table = read_table(path)
     if table.empty:
         raise BPEInputError(f"{path} holds no rows to draw")
     if TRACE_COLUMNS <= set(table.columns):

@@ -34,7 +34,7 @@ def add_data_commands(commands) -> None:
     generate.add_argument(
         "--shape", default="stories", choices=["stories", "wide"], help="default: stories"
     )
-    generate.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    generate.add_argument("--seed", type=int, default=0, help="random seed, 0 or more (default: 0)")
     generate.set_defaults(run=run_data_generate)
     slicing = actions.add_parser(
         "slice", help="a prefix of a corpus ending on a document boundary, cached in data/"
@@ -70,9 +70,17 @@ def run_data_list(args: argparse.Namespace) -> int:
 
 
 def run_data_fetch(args: argparse.Namespace) -> int:
+    import sys
+    import warnings
+
     from bpe_course.corpora.datasets import fetch
 
-    print(fetch(args.name, url=args.url, progress=True))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        path = fetch(args.name, url=args.url, progress=True)
+    for warning in caught:
+        print(f"bpe-course: warning: {warning.message}", file=sys.stderr)
+    print(path)
     return 0
 
 

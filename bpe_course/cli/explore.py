@@ -39,19 +39,43 @@ def run_explore(args: argparse.Namespace) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / "explore.ipynb"
     shutil.copyfile(Path(__file__).parents[1] / "course" / "pages" / "explore.ipynb", page)
+    port = free_port(args.port)
+    if port != args.port:
+        print(f"port {args.port} is taken; using {port}", flush=True)
     command = [
         sys.executable,
         "-m",
         "voila",
         str(page),
-        f"--port={args.port}",
+        f"--port={port}",
+        "--Voila.port_retries=0",  # the port printed is the port served: Voila may not move it
         "--Voila.ip=127.0.0.1",
         "--show_tracebacks=False",
     ]
     if args.no_browser:
         command.append("--no-browser")
-    print(f"the explorer: http://127.0.0.1:{args.port}/ (Ctrl-C stops it)", flush=True)
+    print(f"the explorer: http://127.0.0.1:{port}/ (Ctrl-C stops it)", flush=True)
     try:
         return subprocess.call(command)
     except KeyboardInterrupt:
         return 0
+
+
+def free_port(wanted: int, tries: int = 50) -> int:
+    """``wanted`` if nothing listens on it on 127.0.0.1, else the next free port after it."""
+    import socket
+
+    from bpe_course.errors import BPEInputError
+
+    if not 0 < wanted < 65536:
+        raise BPEInputError(f"--port must be from 1 to 65535, not {wanted}")
+    for port in range(wanted, min(wanted + tries, 65536)):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise BPEInputError(
+        f"ports {wanted} to {wanted + tries - 1} are all taken; pick one with --port"
+    )

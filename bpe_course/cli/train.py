@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
+
+from bpe_course.errors import BPEInputError
 
 
 def add_train_command(commands) -> None:
@@ -59,8 +62,17 @@ def add_train_command(commands) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from bpe_course.api import train_bpe
     from bpe_course.corpora.datasets import resolve_corpus
-    from bpe_course.formats import save_gpt2
+    from bpe_course.formats import check_output_folder, save_gpt2
 
+    for token in args.special_token:  # the shell passes bytes; Python keeps bad ones as surrogates
+        try:
+            token.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BPEInputError(
+                f"the special token {os.fsencode(token)!r} is not valid UTF-8"
+            ) from None
+    if args.output:
+        check_output_folder(args.output)  # before training, not after it
     timings: dict[str, float] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

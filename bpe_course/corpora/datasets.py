@@ -6,20 +6,26 @@ each is written to a ``.partial`` file first and renamed only once complete and 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import http.client
 import os
 import re
-import socket
+import tempfile
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
 from bpe_course.files import write_atomically
 from bpe_course.paths import data_dir
 from bpe_course.pretokenize import END_OF_TEXT as EOT
+from bpe_course.pretokenize import decode_utf8
 
 MB = 1_000_000  # sizes in the course are decimal megabytes, as in the V1-V5 post
 
@@ -70,7 +76,7 @@ class DownloadError(BPEInputError):
 def parse_size(text: str | float | int) -> int:
     """``"5MB"``, ``"21.5MB"``, ``"800KB"`` or a number of bytes, as bytes (decimal units)."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        size = int(text)
+        exact = Decimal(text)
     else:
         match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(B|KB|MB|GB)?\s*", str(text), re.I)
         if not match:
@@ -78,7 +84,10 @@ def parse_size(text: str | float | int) -> int:
                 f"cannot read the size {text!r}; write it like 5MB, 21.5MB or 800KB"
             )
         unit = {"B": 1, "KB": 1_000, "MB": MB, "GB": 1_000 * MB}[(match.group(2) or "B").upper()]
-        size = int(float(match.group(1)) * unit)
+        exact = Decimal(match.group(1)) * unit  # exact: 1.1MB is 1100000 bytes, not 1100000.0002
+    if exact != exact.to_integral_value():  # "2.5B": never rounded down in silence
+        raise BPEInputError(f"a size is a whole number of bytes; {text!r} is not")
+    size = int(exact)
     if size <= 0:
         raise BPEInputError(f"a corpus size must be positive, not {text!r}")
     return size
@@ -103,9 +112,10 @@ def _writable_data_dir() -> Path:
     folder = data_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".write-probe"
-        probe.write_bytes(b"")
-        probe.unlink()
+        # a probe of this run's own: with one shared name, two runs at once would remove each
+        # other's and one would be told, wrongly, that it cannot write here
+        with tempfile.TemporaryFile(dir=folder):
+            pass
     except OSError as err:
         raise BPEInputError(
             f"cannot write to the data folder {folder}: {err.strerror}. Set BPE_COURSE_DATA to a folder you can write."
@@ -125,6 +135,8 @@ def generated_corpus(
 
     size = parse_size(size)
     check_shape(shape)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise BPEInputError(f"--seed must be 0 or more (a whole number), not {seed!r}")
     name = f"generated-{shape}-{size_label(size)}-seed{seed}-g{GENERATOR_VERSION}.txt"
     path = data_dir() / name
     if path.exists():
@@ -168,14 +180,23 @@ def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
     if size == total:
         return source
     path = data_dir() / f"{source.stem}-{size_label(size)}.txt"
-    if path.exists():
-        return path
+    if path.exists() and _is_prefix(path, source):
+        return path  # else a slice of another file of the same name, or of an older version
     _writable_data_dir()
     with open(source, "rb") as f:
         data = f.read(size + 1)
     prefix = _prefix_on_boundary(data, size)
-    prefix.decode("utf-8")  # a boundary is never inside a character; this would say so loudly
-    return write_atomically(path, prefix.decode("utf-8"))
+    # a boundary is never inside a character, so a bad byte here is bad in the file itself
+    return write_atomically(path, decode_utf8(prefix, str(source), 0))
+
+
+def _is_prefix(path: Path, source: Path) -> bool:
+    """Whether the bytes of ``path`` begin ``source`` (compared a megabyte at a time)."""
+    with open(path, "rb") as cached, open(source, "rb") as whole:
+        while block := cached.read(MB):
+            if whole.read(len(block)) != block:
+                return False
+    return True
 
 
 # --- Which corpus the course uses ----------------------------------------------------------------
@@ -245,6 +266,25 @@ def resolve_corpus(text: str | os.PathLike[str]) -> Path:
 # --- Downloading ---------------------------------------------------------------------------------
 
 
+# A download that moves slower than MIN_RATE bytes/s over RATE_WINDOW_S, or lasts longer than
+# MAX_SECONDS, is stopped (the partial file is kept, so the next run resumes it): a read timeout
+# alone never fires on a server that trickles a byte now and then.
+MIN_RATE = 1_000
+RATE_WINDOW_S = 60.0
+MAX_SECONDS = 6 * 3600.0
+
+
+class UnverifiedDownloadWarning(UserWarning):
+    """A download kept although nothing could prove it whole (no length sent, no hash known)."""
+
+
+@dataclass
+class _Limits:
+    max_seconds: float | None
+    min_rate: float
+    rate_window_s: float
+
+
 def fetch(
     name: str,
     *,
@@ -252,21 +292,81 @@ def fetch(
     progress: bool = True,
     timeout: float = 30.0,
     on_bytes: Callable[[int], None] | None = None,
+    max_seconds: float | None = MAX_SECONDS,
+    min_rate: float = MIN_RATE,
+    rate_window_s: float = RATE_WINDOW_S,
 ) -> Path:
     """Download dataset ``name`` into ``data/`` (once), resuming a partial download when it can.
 
     The bytes go to ``<file>.partial``; only when the size (and the hash, where known) match is it
     renamed to its final name. ``url`` overrides the registry's (the tests use a local server).
+    A reply to a resumed request (HTTP 206) must carry the range asked for (``Content-Range``);
+    a download slower than ``min_rate`` bytes/s over ``rate_window_s``, or longer than
+    ``max_seconds``, stops with its partial file kept. The SHA-256 of a download is pinned (kept
+    beside it, checked on the next download) only when its length proved it whole.
     """
     dataset = get_dataset(name)
     folder = _writable_data_dir()
     target = folder / dataset.filename
     if target.exists():
         return target
+    with _only_download(folder):
+        return _fetch(
+            dataset,
+            folder,
+            url,
+            progress,
+            timeout,
+            on_bytes,
+            _Limits(max_seconds, min_rate, rate_window_s),
+        )
+
+
+@contextlib.contextmanager
+def _only_download(folder: Path) -> Iterator[None]:
+    """Hold the data folder's lock for one download: two at once would append to one partial
+    file (a second ``data fetch`` while the first runs, in another terminal) and corrupt it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks here; the size and hash checks remain
+        yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DownloadError(
+                f"another download into {folder} is under way; wait for it to finish (or stop "
+                "it), then run the command again"
+            ) from None
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+def _fetch(
+    dataset: Dataset,
+    folder: Path,
+    url: str | None,
+    progress: bool,
+    timeout: float,
+    on_bytes: Callable[[int], None] | None,
+    limits: _Limits,
+) -> Path:
+    name = dataset.name
+    target = folder / dataset.filename
+    if target.exists():  # finished by the download that held the lock before us
+        return target
     partial = folder / (dataset.filename + ".partial")
     source = url or dataset.url
     done = partial.stat().st_size if partial.exists() else 0
-    request = urllib.request.Request(source, headers={"Range": f"bytes={done}-"} if done else {})
+    try:
+        request = urllib.request.Request(
+            source, headers={"Range": f"bytes={done}-"} if done else {}
+        )
+    except ValueError as err:  # not a URL at all
+        raise DownloadError(f"cannot download {name} from {source!r}: {err}") from None
     try:
         response = urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as err:
@@ -282,30 +382,14 @@ def fetch(
             "BPE_COURSE_CORPUS=stories (the default when TinyStories is not in data/)."
         ) from None
     with response:
-        resumed = response.status == 206
-        if not resumed:
-            done = 0  # the server ignored the Range header: start again from the first byte
-        length = response.headers.get("Content-Length")
-        expected = dataset.size or (int(length) + done if length else None)
-        bar = _download_bar(progress, expected, done, name)
+        start, total = _body_start(response, done, name, partial)
+        expected = dataset.size or total
+        bar = _download_bar(progress, expected, start, name)
         try:
-            with open(partial, "ab" if resumed else "wb") as out:
-                while chunk := response.read(1 << 16):
-                    out.write(chunk)
-                    if bar is not None:
-                        bar.update(len(chunk))
-                    if on_bytes is not None:
-                        on_bytes(len(chunk))
-        except OSError as err:
-            if isinstance(err, (socket.timeout, ConnectionError)) or err.errno is None:
-                raise DownloadError(
-                    f"the download of {name} was interrupted ({err}); run the same command again "
-                    "to resume it"
-                ) from None
-            partial.unlink(missing_ok=True)
-            raise DownloadError(
-                f"could not write {partial}: {err.strerror}; free some disk space and try again"
-            ) from None
+            with open(partial, "ab" if start else "wb") as out:  # start is 0 or the partial's end
+                _copy(response, out, limits, bar, on_bytes)
+        except (OSError, http.client.HTTPException) as err:
+            _stopped(err, name, partial)
         finally:
             if bar is not None:
                 bar.close()
@@ -314,12 +398,73 @@ def fetch(
         raise DownloadError(
             f"the download of {name} stopped at {got} of {expected} bytes; run the same command again to resume it"
         )
-    return _verify_and_finish(dataset, partial, target, expected)
+    return _verify_and_finish(dataset, partial, target, total)
+
+
+def _body_start(response, done: int, name: str, partial: Path) -> tuple[int, int | None]:
+    """Where the reply's body starts in the file, and the file's whole size if the reply says.
+
+    A 206 reply must say which range it holds: the body is written at that offset (from the
+    start, if the server sent it all), and one that neither continues the partial file nor starts
+    at 0 is refused, the partial file removed.
+    """
+    length = response.headers.get("Content-Length")
+    if response.status != 206:  # the server ignored the Range header: start again from byte 0
+        return 0, int(length) if length and length.isdigit() else None
+    header = response.headers.get("Content-Range") or ""
+    match = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+|\*)", header.strip())
+    if match is None or int(match.group(1)) not in (0, done):
+        partial.unlink(missing_ok=True)
+        raise DownloadError(
+            f"the server sent part of {name} that is not the range asked for (bytes {done}-, got "
+            f"{header or 'no Content-Range'}); the partial file was removed, run the command "
+            "again to download it afresh"
+        )
+    first, last, size = match.groups()
+    return int(first), None if size == "*" else int(size)
+
+
+def _copy(response, out, limits: _Limits, bar, on_bytes: Callable[[int], None] | None) -> None:
+    """Copy the body to ``out`` as it arrives, stopping a download too slow or too long."""
+    started = window_start = time.monotonic()
+    in_window = 0
+    while chunk := response.read1(1 << 16):  # what has arrived, not a full 64 KB: see the rate
+        out.write(chunk)
+        if bar is not None:
+            bar.update(len(chunk))
+        if on_bytes is not None:
+            on_bytes(len(chunk))
+        now, in_window = time.monotonic(), in_window + len(chunk)
+        if limits.max_seconds is not None and now - started > limits.max_seconds:
+            raise TimeoutError(f"it took more than {limits.max_seconds:g} s")
+        if now - window_start >= limits.rate_window_s:
+            if in_window / (now - window_start) < limits.min_rate:
+                raise TimeoutError(
+                    f"it was slower than {limits.min_rate:g} bytes/s for {limits.rate_window_s:g} s"
+                )
+            window_start, in_window = now, 0
+
+
+def _stopped(err: Exception, name: str, partial: Path):
+    """The error for a download stopped mid-way: resumable, except for a local write failure."""
+    if isinstance(err, OSError) and not isinstance(err, (TimeoutError, ConnectionError)):
+        if err.errno is not None:  # the disk, not the network
+            partial.unlink(missing_ok=True)
+            raise DownloadError(
+                f"could not write {partial}: {err.strerror}; free some disk space and try again"
+            ) from None
+    reason = str(err) or type(err).__name__
+    raise DownloadError(
+        f"the download of {name} was interrupted ({reason}); run the same command again to "
+        "resume it"
+    ) from None
 
 
 def _verify_and_finish(
     dataset: Dataset, partial: Path, target: Path, expected: int | None = None
 ) -> Path:
+    """Rename ``partial`` to ``target`` once its size and hash are right; pin its hash only when
+    its size was known (a download cut short with no length must not become the reference)."""
     size = partial.stat().st_size
     expected = dataset.size or expected
     if expected is not None and size != expected:
@@ -337,7 +482,16 @@ def _verify_and_finish(
             f"{dataset.name}: SHA-256 {digest} does not match the expected {known}; the file was "
             "removed. Run the command again; if it keeps failing, the source has changed."
         )
-    pinned.write_text(digest + "\n")
+    if expected is not None:
+        pinned.write_text(digest + "\n")
+    elif known is None:
+        warnings.warn(
+            UnverifiedDownloadWarning(
+                f"{dataset.name}: the server sent no length and no hash is known, so whether the "
+                f"{size} bytes are the whole file could not be checked; its hash is not pinned"
+            ),
+            stacklevel=3,
+        )
     os.replace(partial, target)
     return target
 

@@ -4,18 +4,20 @@ The generators of both shapes yield blocks of documents (about a megabyte each) 
 seed. A corpus of N bytes is the longest run of whole documents, from the start of that stream,
 that fits in N bytes: so the 5 MB corpus is a prefix of the 21.5 MB one, as TinyStories' slices
 are, and memory stays at a block or two whatever N is (a 2.1 GB corpus takes no more than 1 MB).
-The bytes go to ``<file>.partial`` and are renamed only when complete; an error, a full disk or
-Ctrl-C removes the partial file, so no file that looks complete is ever left half-written.
+The bytes go to a partial file of this run's own (see :mod:`bpe_course.files`) and are renamed
+only when complete; an error, a full disk or Ctrl-C removes the partial file, so no file that
+looks complete is ever left half-written. Two runs of the same corpus at once each write their
+own partial file; the first to finish publishes it and the other keeps that one.
 """
 
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bpe_course.errors import BPEInputError
+from bpe_course.files import partial_path, publish, remove_stale_partials
 from bpe_course.pretokenize import END_OF_TEXT
 
 # Bump when the bytes for a given seed change: it is part of every generated file's name, so a
@@ -59,12 +61,14 @@ def write_generated(
 ) -> Path:
     """Write the first ``size`` bytes' worth of whole documents of ``shape`` to ``path``."""
     blocks = corpus_blocks(shape, seed)
-    partial = path.with_name(path.name + ".partial")
+    remove_stale_partials(path)
+    partial = None
     bar = _bar(progress, size, f"generate {shape}")
     # The blocks hold no reference cycles; the collector would only walk the fragment lists.
     collecting = gc.isenabled()
     gc.disable()
     try:
+        partial = partial_path(path)
         with open(partial, "wb") as out:
             written = 0
             for block in blocks:
@@ -85,7 +89,7 @@ def write_generated(
                     break
         if bar is not None:
             bar.total = written  # whole documents end a little before the size asked for
-        os.replace(partial, path)
+        publish(partial, path, keep_existing=True)
     except OSError as err:
         raise BPEInputError(
             f"could not write {path}: {err.strerror}; free some disk space (or set "
@@ -96,7 +100,8 @@ def write_generated(
             gc.enable()
         if bar is not None:
             bar.close()
-        partial.unlink(missing_ok=True)  # gone after the rename; else an unfinished file
+        if partial is not None:
+            partial.unlink(missing_ok=True)  # gone after the rename; else an unfinished file
     return path
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bpe_course.files import replaced_whole
 from bpe_course.paths import figures_dir
 from bpe_course.plots import style
 
@@ -25,20 +26,29 @@ def save_figure(
 ) -> list[Path]:
     """Save ``fig`` as ``figures/<name>.svg`` (and ``.png``), and ``data`` (the DataFrame it was
     drawn from) as ``figures/<name>.csv``; return the paths written. ``folder`` replaces
-    ``figures/``."""
+    ``figures/``. Each file is written whole or not at all (an interrupted save leaves the old
+    one, never a cut image that looks finished)."""
     import matplotlib
 
     folder = figures_dir() if folder is None else Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{name}.svg"]
-    with matplotlib.rc_context({"svg.hashsalt": name}):
-        fig.savefig(paths[0], metadata={"Date": None}, bbox_inches="tight")
+    with matplotlib.rc_context({"svg.hashsalt": name}), replaced_whole(paths[0]) as partial:
+        fig.savefig(partial, format="svg", metadata={"Date": None}, bbox_inches="tight")
     if png:
         paths.append(folder / f"{name}.png")
-        fig.savefig(paths[-1], dpi=style.SAVE_DPI, metadata={"Software": None}, bbox_inches="tight")
+        with replaced_whole(paths[-1]) as partial:
+            fig.savefig(
+                partial,
+                format="png",
+                dpi=style.SAVE_DPI,
+                metadata={"Software": None},
+                bbox_inches="tight",
+            )
     if data is not None:
         paths.append(folder / f"{name}.csv")
-        data.to_csv(paths[-1], index=False)
+        with replaced_whole(paths[-1]) as partial:
+            data.to_csv(partial, index=False)
     return paths
 
 

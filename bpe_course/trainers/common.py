@@ -74,6 +74,8 @@ def initial_vocab(special_tokens: Sequence[str] = ()) -> Vocab:
 
 def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) -> int:
     """Validate the arguments every trainer takes; return the number of merges to do."""
+    if special_tokens is None:
+        raise BPEInputError("special_tokens must be a list of strings (empty for none), not None")
     if isinstance(special_tokens, (str, bytes)):
         raise BPEInputError(
             f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}"
@@ -84,6 +86,12 @@ def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) 
             raise BPEInputError(f"special token {token!r} is not a string")
         if token == "":
             raise BPEInputError("special tokens must not be empty strings")
+        surrogate = next((c for c in token if "\ud800" <= c <= "\udfff"), None)
+        if surrogate is not None:  # UTF-8 cannot encode it: the token could never be matched
+            raise BPEInputError(
+                f"special token {token!r} holds a lone surrogate (U+{ord(surrogate):04X}), "
+                "which UTF-8 cannot encode"
+            )
     duplicates = sorted({t for t in special_tokens if list(special_tokens).count(t) > 1})
     if duplicates:
         raise BPEInputError(f"special tokens must be distinct; repeated: {duplicates}")
