@@ -255,9 +255,14 @@ def test_loading_never_unpickles_or_evaluates() -> None:
     import bpe_course
 
     package = Path(bpe_course.__file__).parent
+    # Audited exceptions, neither of which loads a file: the grader's sandbox reads its child's
+    # answers with an unpickler that refuses every class (course/sandbox.py: _DataOnly), and
+    # notebook 07's cost breakdown pickles its own counts to time what a pool sends back.
+    audited = {Path("course/sandbox.py"), Path("bench/parallel.py")}
     offenders = [
         f"{path.relative_to(package)}:{number}"
         for path in package.rglob("*.py")
+        if path.relative_to(package) not in audited
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
         if re.search(
             r"^\s*(?:import|from)\s+(?:pickle|marshal|shelve|dill)\b|\b(?:eval|exec)\(", line
