@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 
-from bpe_course.bench.ladder import crossover, describe_crossover, plan, save_counts
+from bpe_course.bench.ladder import crossover, describe_crossover, findings, plan, save_counts
 from bpe_course.reference import post_v4, post_v5
 from bpe_course.reference.ladder import RUNGS
 from bpe_course.trainers import v1_naive
@@ -155,3 +155,29 @@ def test_worker_traces_a_run_and_hashes_its_merges(tmp_path) -> None:
     seconds = [p["seconds"] for p in answer["points"]]
     assert seconds == sorted(seconds)
     assert answer["stopped"] == "done"
+
+
+def test_findings_keep_rungs_whose_base_was_not_measured() -> None:
+    # The notebook's live ladder measures p5, bytes, grown and v5 only: grown's base (cached) is
+    # missing, so grown is compared with bytes and named as such, and v5 still gets its line.
+    rows = []
+    for rung, scale in (("p5", 4.0), ("bytes", 2.0), ("grown", 1.0), ("v5", 0.5), ("p4", 1.5)):
+        for repeat in range(3):
+            for vocab in (300, 1000, 2000):
+                rows.append(
+                    dict(
+                        shape="s",
+                        size="5MB",
+                        rung=rung,
+                        repeat=repeat,
+                        traced=True,
+                        vocab_size=vocab,
+                        cpu_s=scale * vocab / 1000 * (1 + repeat / 100),
+                    )
+                )
+    lines = findings(pd.DataFrame(rows), vocab_size=1000)
+    steps = [line for line in lines if line.startswith("  + ")]
+    assert len(steps) == 3
+    assert "as the step before" in steps[0]  # bytes after p5: its own base
+    assert "2.00x as fast" in steps[1] and "bytes (steps skipped)" in steps[1]
+    assert steps[2].startswith(f"  + {RUNGS['v5'].change}:")
