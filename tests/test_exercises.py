@@ -281,6 +281,9 @@ def test_a_wrong_answer_fails_on_the_smallest_input(name, source, wanted, tmp_pa
     path = student_file(tmp_path, name, source)
     assert main(["check", name, "--file", str(path)]) == 1
     out = capsys.readouterr().out
+    # Under load hypothesis may stop shrinking early; the grader then reports the same smallest
+    # input as one of its fixed cases. The input must be the smallest either way.
+    out = out.replace("(one of the fixed cases)", "(the smallest failing input hypothesis found)")
     assert out.startswith(f"{name}: not right yet, {wanted}"), out
     assert out.count("\n") == 1
 
@@ -587,8 +590,13 @@ FIXTURES = [
             change.update({p: count * n for p, n in Counter(zip(merged, merged[1:])).items()})
             return dict(change)
         """,
-        "on word=(1, 11), pair=(1, 1), new_id=5001, count=1 (the smallest failing input "
-        "hypothesis found). Expected {}; yours returned {(1, 11): -1}",
+        (
+            "on word=(1, 11), pair=(1, 1), new_id=5001, count=1 (the smallest failing input "
+            "hypothesis found). Expected {}; yours returned {(1, 11): -1}",
+            # the same bug on the fixed case, when a loaded machine cuts hypothesis's shrink short
+            "on word=(1, 12), pair=(1, 1), new_id=300, count=2 (one of the fixed cases). "
+            "Expected {}; yours returned {(1, 12): -2}",
+        ),
     ),
     # chunk_boundaries
     (
@@ -798,7 +806,8 @@ def test_every_plausible_wrong_answer_fails_with_a_small_counterexample(
 ) -> None:
     report = check(name, student_file(tmp_path, name, source))
     assert report.status == "failed", report.text
-    assert wanted in report.text, report.text
+    alternatives = wanted if isinstance(wanted, tuple) else (wanted,)
+    assert any(one in report.text for one in alternatives), report.text
     assert "\n" not in str(report) and len(report.text) < 1500  # one paragraph, readable
 
 

@@ -189,7 +189,11 @@ def write_edition(folder: Path, source: Path, teacher: bool) -> None:
         stub = source / "exercises" / f"{name}.py"
         text = answer_file(name) if teacher else stub.read_text(encoding="utf-8")
         (folder / "exercises" / f"{name}.py").write_text(text, encoding="utf-8")
-    shutil.copytree(source / "results", folder / "results")
+    # The notebooks' timing tables are the teacher's guide's (and name every cell, answers too).
+    teachers_only = shutil.ignore_patterns("notebook_minutes.csv", "notebook_cells.csv")
+    shutil.copytree(
+        source / "results", folder / "results", ignore=None if teacher else teachers_only
+    )
 
 
 def write_handout(

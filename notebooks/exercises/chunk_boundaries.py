@@ -1,9 +1,7 @@
 """Exercise of notebook 07 (V3): where to cut a corpus so that each chunk can be counted alone.
 
 Write the function below, save, then grade it: ``check("chunk_boundaries")`` in the notebook, or
-``bpe-course check chunk_boundaries`` in a terminal. The course's own solution is
-``bpe_course.pretokenize.find_chunk_boundaries`` (which reads a file in blocks; yours gets the
-bytes whole).
+``bpe-course check chunk_boundaries`` in a terminal.
 """
 
 

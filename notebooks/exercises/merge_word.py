@@ -1,8 +1,7 @@
 """Exercise of notebook 05 (V1): merge one pair inside one word.
 
 Write the function below, save, then grade it: ``check("merge_word")`` in the notebook, or
-``bpe-course check merge_word`` in a terminal. The course's own solution is
-``bpe_course.trainers.common.merge_word``: look at it only after yours passes.
+``bpe-course check merge_word`` in a terminal.
 """
 
 

@@ -1,8 +1,7 @@
 """Exercise of notebook 06 (V2): the pair-count changes of rewriting one word.
 
 Write the function below, save, then grade it: ``check("pair_count_changes")`` in the notebook, or
-``bpe-course check pair_count_changes`` in a terminal. The course's own solution is
-``bpe_course.trainers.v2_incremental.pair_count_changes``.
+``bpe-course check pair_count_changes`` in a terminal.
 """
 
 from bpe_course.trainers.common import merge_word  # noqa: F401 (or yours, from merge_word.py)

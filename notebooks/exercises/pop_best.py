@@ -1,8 +1,7 @@
 """Exercise of notebook 09 (V5): pop the best pair from a lazily updated heap.
 
 Write the function below, save, then grade it: ``check("pop_best")`` in the notebook, or
-``bpe-course check pop_best`` in a terminal. The course's own solution is
-``bpe_course.trainers.v5_heap.pop_best`` (which also counts stale entries, for statistics).
+``bpe-course check pop_best`` in a terminal.
 """
 
 import heapq  # noqa: F401 (you will need heappop and heappush)

@@ -2,8 +2,7 @@
 
 Write the function below (any helpers you like, in this file or beside it), save, then grade it:
 ``check("train_bpe")`` in the notebook, or ``bpe-course check train_bpe`` in a terminal. It is
-graded as CS336's tests grade: the merges exactly, the vocabulary as sets. The course's own
-solution is ``bpe_course.train_bpe`` and the trainers of notebooks 05 to 10.
+graded as CS336's tests grade: the merges exactly, the vocabulary as sets.
 
 Once it passes, the check also times it as CS336's speed test does (vocab 500 on about 100 kB) and
 says whether it is fast enough, beside the verdict; ``bpe-course bench --trainer

@@ -1,8 +1,7 @@
 """Exercise of notebook 08 (V4): keep the inverted index current through one merge.
 
 Write the function below, save, then grade it: ``check("update_index")`` in the notebook, or
-``bpe-course check update_index`` in a terminal. The course's own solution is
-``bpe_course.trainers.v4_inverted_index.rewrite_words`` (which also returns the count changes).
+``bpe-course check update_index`` in a terminal.
 """
 
 from bpe_course.trainers.common import merge_word  # noqa: F401 (or yours, from merge_word.py)
