@@ -188,7 +188,8 @@ def test_a_wrong_trainer_fails_on_the_smallest_text(change, wanted, tmp_path) ->
     path = tmp_path / "train_bpe.py"
     path.write_text(NAIVE_TRAINER.replace(*change), encoding="utf-8")
     report = check("train_bpe", path)
-    assert report.text == f"train_bpe: {wanted}"
+    # the same counterexample; the report may go on to name a tie or the two pairs' counts
+    assert report.text.startswith(f"train_bpe: {wanted}"), report.text
 
 
 def test_the_capstone_stub_shows_cs336s_signature() -> None:

@@ -111,6 +111,11 @@ def ranges_apart(table, metric: str, versions: tuple[str, str]):
     low_a, high_a, low_b, high_b = (
         side.xs(v, axis=1, level="version") for v in versions for side in (low, high)
     )
+    # Cells where only one version was measured: aligned, and never "apart" (NaN compares False).
+    low_a, low_b = low_a.align(low_b, join="outer")
+    high_a, high_b = high_a.align(high_b, join="outer")
+    high_a, low_b = high_a.align(low_b, join="outer")
+    low_a, high_b = low_a.align(high_b, join="outer")
     apart = apart_where(low_a, high_a, low_b, high_b)
     return apart.droplevel("size_bytes").sort_index(axis=1)
 
