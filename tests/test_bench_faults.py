@@ -34,6 +34,9 @@ from pathlib import Path
 from bpe_course.bench import harness, ladder
 
 how, signame, ready = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+# A shell's background job starts its children with SIGINT ignored, and Python then installs no
+# KeyboardInterrupt handler: a Ctrl-C would be lost. Restore it, as a terminal would have it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def later():
     while not ready.exists():
@@ -147,6 +150,7 @@ def run_bounded_after(command, ready: Path, worker_pids) -> tuple[object, list[i
 # As Jupyter interrupts a kernel: SIGINT to this process alone, which lives on afterwards.
 SAMPLER = """
 import os, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in LAUNCHER
 from pathlib import Path
 from bpe_course.bench.memory import sample_run
 
