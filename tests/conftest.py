@@ -36,3 +36,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the browser test last: it starts a JupyterLab server and a browser, and nothing it
     leaves behind may disturb the notebooks' own headless runs."""
     items.sort(key=lambda item: item.nodeid.startswith("tests/test_browser.py"))
+
+
+class FullDisk:
+    """A file whose every write fails as on a full disk (ENOSPC); the tests of saving and
+    downloading wrap the files they mean to fail in it."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+    def write(self, data):
+        import errno
+
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def close(self):
+        self.f.close()

@@ -24,6 +24,8 @@ from bpe_course.corpora.datasets import (
 )
 from bpe_course.pretokenize import count_words
 
+from .conftest import FullDisk
+
 PAYLOAD = ("Once upon a time there was a test.\n<|endoftext|>\n" * 4000).encode()
 
 
@@ -192,22 +194,8 @@ def test_slice_bad_sizes(tmp_path) -> None:
 
 def test_disk_full_during_download_leaves_nothing(server, data_folder, monkeypatch) -> None:
     import builtins
-    import errno
 
     real_open = builtins.open
-
-    class FullDisk:
-        def __init__(self, f):
-            self.f = f
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.f.close()
-
-        def write(self, chunk):
-            raise OSError(errno.ENOSPC, "No space left on device")
 
     def fake_open(path, mode="r", *args, **kwargs):
         f = real_open(path, mode, *args, **kwargs)

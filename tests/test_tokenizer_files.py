@@ -4,7 +4,6 @@ Also the tokenizer's API refusing values of the wrong type instead of a bare Typ
 
 from __future__ import annotations
 
-import errno
 import io
 import json
 import shutil
@@ -22,7 +21,7 @@ from bpe_course.formats import (
 )
 from bpe_course.tokenizer import Tokenizer
 
-from .conftest import EOT, stdlib_corpus
+from .conftest import EOT, FullDisk, stdlib_corpus
 
 
 @pytest.fixture(scope="module")
@@ -40,22 +39,6 @@ def two_tokenizers(tmp_path_factory):
 def _fail_writes_to(monkeypatch, name: str) -> None:
     """Every write to a file whose name contains ``name`` fails as on a full disk."""
     real_open = io.open
-
-    class FullDisk:
-        def __init__(self, f):
-            self.f = f
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.f.close()
-
-        def write(self, data):
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def close(self):
-            self.f.close()
 
     def fake_open(file, mode="r", *args, **kwargs):
         f = real_open(file, mode, *args, **kwargs)
