@@ -4,10 +4,16 @@ Unlike :func:`~bpe_course.sources.count_sources` (a process pool on this machine
 wherever a Dask scheduler sends them: a ``LocalCluster`` of processes on 127.0.0.1 by default, or
 a running cluster named by its address (``tcp://host:8786``). The counts are the same either way.
 
-- **Map.** One task per byte range (:func:`~bpe_course.sources.plan_ranges`: plain files cut at
-  document boundaries, one task per ``.gz``), each returning the ``Counter`` of its pretokens.
+- **Map.** Plain files are counted with pieces, as the local path of the fast trainers counts
+  (:mod:`bpe_course.pieces`): each file is cut into chunks of a few MB at piece cuts, and a task
+  takes a run of consecutive chunks (:func:`plan_piece_tasks`), counts its pieces chunk by
+  chunk, and runs the pattern once per distinct piece at its end. A ``.gz`` file is one task,
+  counted with the pattern as it streams (:func:`~bpe_course.sources.count_range`). Either way a
+  task returns ``{pretoken bytes: count}``. (With a special token that holds a space, pieces
+  cannot split the text: every task then counts a range cut at document boundaries with the
+  pattern, :func:`~bpe_course.sources.plan_ranges`.)
 - **Reduce.** As results finish, each is paired with the next one to finish and a task adding the
-  two is submitted; the sums are paired in turn until one ``Counter`` is left. The adding runs on
+  two is submitted; the sums are paired in turn until one count is left. The adding runs on
   the workers and the client holds only futures, so no process holds more than a few partial
   counts at a time: a tree whose shape follows the order in which the tasks finish. Only the
   final counts travel to the client.
@@ -31,17 +37,25 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import signal
 import socket
 import sys
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import _encode_keys, effective_workers
 from bpe_course.sources import ByteRange, Corpus, count_range, plan_ranges, resolve_sources
+
+# The largest task of plain text the planner makes: a task reads its text a few MB at a time, so
+# this bounds not memory but what a dead worker's retry recounts, and the balance between workers.
+TASK_BYTES = 256_000_000
+# A task's work: a byte range (one ``.gz``, or plain text for the pattern), or one plain file's
+# chunks for pieces.
+Task = ByteRange | tuple[ByteRange, ...]
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -64,16 +78,74 @@ def require_dask() -> None:
         ) from None
 
 
-def add_counts(left: Counter[str], right: Counter[str]) -> Counter[str]:
-    """The sum of two partial counts, as a new ``Counter`` (a task of the reduce).
+def add_counts(left: dict[bytes, int], right: dict[bytes, int]) -> dict[bytes, int]:
+    """The sum of two partial counts, as a new dict (a task of the reduce).
 
     Never changes its inputs: after a worker dies Dask may run a sum again on the same two
     partials, and a sum written into one of them would then count that partial twice.
     """
     big, small = (left, right) if len(left) >= len(right) else (right, left)
-    total = Counter(big)
-    total.update(small)
+    total = dict(big)
+    get = total.get
+    for word, count in small.items():
+        total[word] = get(word, 0) + count
     return total
+
+
+def count_task(task: Task, special_tokens: Sequence[str]) -> dict[bytes, int]:
+    """The pretoken counts of one task (module level, so any worker can import it): a range is
+    counted with the pattern (``.gz`` streamed), a tuple of one file's chunks with pieces."""
+    if isinstance(task, ByteRange):
+        return _encode_keys(count_range(task, special_tokens))
+    from bpe_course.pieces import count_ranges
+
+    path = task[0].path
+    try:
+        return count_ranges(path, [(r.start, r.end) for r in task], special_tokens)
+    except OSError as err:
+        raise BPEInputError(f"cannot read {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError:  # a piece that is not UTF-8: say where, as the local path does
+        from bpe_course.pretokenize import read_text
+
+        for r in task:
+            read_text(path, r.start, r.end)  # raises naming the file and the offset
+        raise
+
+
+def plan_piece_tasks(
+    paths: Sequence[Path], special_tokens: Sequence[str], tasks: int = 1
+) -> list[Task]:
+    """About ``tasks`` tasks over every file: plain files in chunks at piece cuts
+    (:func:`bpe_course.pieces.find_cuts`), a run of consecutive chunks per task, a share of the
+    tasks in proportion to size (and at most ``TASK_BYTES`` a task); a ``.gz`` file one range. With a special token that holds a
+    space, the pattern's ranges instead (:func:`~bpe_course.sources.plan_ranges`)."""
+    if any(" " in token for token in special_tokens):
+        return list(plan_ranges(paths, special_tokens, tasks))
+    from bpe_course.cuts import refine
+    from bpe_course.pieces import CHUNK_BYTES, find_cuts
+
+    sizes = {path: path.stat().st_size for path in paths}
+    plain_bytes = sum(size for path, size in sizes.items() if not _gzip(path)) or 1
+    planned: list[Task] = []
+    for path, size in sizes.items():
+        if size == 0:
+            continue
+        if _gzip(path):
+            planned.append(ByteRange(str(path), 0, size))
+            continue
+        cuts = find_cuts(path, max(1, math.ceil(size / CHUNK_BYTES)))
+        cuts = refine(path, cuts, CHUNK_BYTES, special_tokens)
+        chunks = [ByteRange(str(path), a, b) for a, b in zip(cuts, cuts[1:])]
+        share = max(1, round(tasks * size / plain_bytes), math.ceil(size / TASK_BYTES))
+        wanted = min(len(chunks), share)
+        for i in range(wanted):  # consecutive runs of about equal length
+            run = tuple(chunks[i * len(chunks) // wanted : (i + 1) * len(chunks) // wanted])
+            planned.append(run)
+    return planned
+
+
+def _gzip(path: Path) -> bool:
+    return ByteRange(str(path), 0, 0).compressed
 
 
 @contextlib.contextmanager
@@ -200,8 +272,8 @@ def count_words_on_cluster(
     on a Dask cluster: ``{word bytes: count}``, the same as :func:`~bpe_course.sources.count_sources`.
 
     ``client``: a connected client to use (then ``scheduler`` and ``workers`` are not used, and it
-    stays open); else one is made by :func:`dask_client`. ``tasks``: how many byte ranges to aim
-    for (default: four per worker thread, at most 32 MB each). The dashboard's address is printed
+    stays open); else one is made by :func:`dask_client`. ``tasks``: how many tasks to aim for
+    (default: four per worker thread; each reads its text a few MB at a time). The dashboard's address is printed
     on stderr; ``progress`` adds a tqdm bar over finished tasks. ``on_done`` sees each finished
     future (the notebook and the tests kill a worker from it).
     """
@@ -209,7 +281,7 @@ def count_words_on_cluster(
     require_dask()
     with contextlib.ExitStack() as stack:
         if client is None and scheduler == LOCAL:
-            ranges = plan_ranges(
+            ranges = plan_piece_tasks(
                 paths, special_tokens, tasks or 4 * (workers or os.cpu_count() or 1)
             )
             if not ranges:
@@ -222,13 +294,12 @@ def count_words_on_cluster(
             if client is None:
                 client = stack.enter_context(dask_client(scheduler, workers))
             threads = _wait_for_threads(client)
-            ranges = plan_ranges(paths, special_tokens, tasks or 4 * threads)
+            ranges = plan_piece_tasks(paths, special_tokens, tasks or 4 * threads)
             if not ranges:
                 return {}
         link = client.dashboard_link
         print(f"Dask dashboard: {link or 'not served (bokeh missing)'}", file=sys.stderr)
-        counts = map_reduce(client, ranges, special_tokens, progress=progress, on_done=on_done)
-    return _encode_keys(counts)
+        return map_reduce(client, ranges, special_tokens, progress=progress, on_done=on_done)
 
 
 def _wait_for_threads(client: Client) -> int:
@@ -243,24 +314,23 @@ def _wait_for_threads(client: Client) -> int:
 
 def map_reduce(
     client: Client,
-    ranges: Sequence[ByteRange],
+    ranges: Sequence[Task],
     special_tokens: Sequence[str],
     *,
     progress: bool | None = None,
     on_done: Callable[[Future], None] | None = None,
-) -> Counter[str]:
-    """Count every range on the cluster and add the partial counts in a tree on the workers.
+) -> dict[bytes, int]:
+    """Count every task on the cluster and add the partial counts in a tree on the workers.
 
-    The stages: submit one count task per range; as each task finishes, pair it with the previous
-    unpaired one in a new sum task (sums go first: priority 1), until one result is left; fetch it.
+    The stages: submit one count task per range (or run of chunks); as each task finishes, pair
+    it with the previous unpaired one in a new sum task (sums go first: priority 1), until one
+    result is left; fetch it.
     """
     from distributed import KilledWorker, as_completed
 
     tokens = tuple(special_tokens)
     # pure=False: keys unique to this run, so a file changed since an earlier run is read again
-    submitted = [
-        client.submit(count_range, byte_range, tokens, pure=False) for byte_range in ranges
-    ]
+    submitted = [client.submit(count_task, task, tokens, pure=False) for task in ranges]
     bar = _bar(progress, total=2 * len(submitted) - 1)
     finished = as_completed(submitted)  # yields futures, never their results: nothing gathered
     unpaired: Future | None = None

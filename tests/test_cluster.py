@@ -28,6 +28,7 @@ from bpe_course.cluster import (  # noqa: E402 (only once the extra is known to 
     dask_client,
     kill_worker,
     map_reduce,
+    plan_piece_tasks,
 )
 
 WORKERS = 2
@@ -70,6 +71,27 @@ def test_without_special_tokens_too(client, shards) -> None:
     # No separator: each plain file is one range, each .gz one task, counts still exact.
     expected = count_sources(shards, [])
     assert count_words_on_cluster(shards, [], client=client, tasks=9) == expected
+
+
+def test_plain_files_are_counted_with_pieces_in_runs_of_chunks(
+    client, shards, local_counts, monkeypatch
+) -> None:
+    import bpe_course.pieces
+
+    monkeypatch.setattr(bpe_course.pieces, "CHUNK_BYTES", 20_000)  # many chunks a task
+    tasks = plan_piece_tasks(resolve_sources(shards), [EOT], 4)
+    runs = [task for task in tasks if not hasattr(task, "compressed")]
+    assert len(runs) == 3 and all(len(run) > 1 for run in runs)  # the three plain files
+    assert all(a.end == b.start for run in runs for a, b in zip(run, run[1:]))
+    counts = count_words_on_cluster(shards, [EOT], client=client, tasks=4)
+    assert counts == local_counts
+
+
+def test_a_special_token_holding_a_space_is_counted_with_the_pattern(client, shards) -> None:
+    token = "<|end of text|>"  # pieces split at spaces, so they cannot keep this token whole
+    assert all(hasattr(t, "compressed") for t in plan_piece_tasks(resolve_sources(shards), [token]))
+    counts = count_words_on_cluster(shards, [token], client=client, tasks=6)
+    assert counts == count_sources(shards, [token])
 
 
 def test_train_bpe_learns_the_same_merges(client, shards) -> None:

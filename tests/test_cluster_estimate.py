@@ -8,13 +8,15 @@ import pandas as pd
 import pytest
 
 from bpe_course.bench.cluster import Costs, costs_from, estimate, path_ratios
+from bpe_course.cluster import TASK_BYTES
 
 COSTS = Costs(core_mb_s=5.0, start_s=4.0, task_ms=2.0, add_s=0.05, merge_s=30.0, words=60_000)
 
 
 def test_each_term() -> None:
     terms = estimate(COSTS, 11e9, 8)
-    assert terms["tasks"] == math.ceil(11e9 / 32_000_000)  # the 32 MB cap, more than 4 per core
+    assert terms["tasks"] == math.ceil(11e9 / TASK_BYTES)  # the task cap, more than 4 per core
+    assert terms["tasks"] > 4 * 8
     assert terms["count_s"] == pytest.approx(11e9 / 1e6 / (8 * 5.0))
     assert terms["tasks_s"] == pytest.approx((2 * terms["tasks"] - 1) * 2.0 / 1e3)
     assert terms["reduce_s"] == pytest.approx(math.ceil(math.log2(terms["tasks"])) * 0.05)

@@ -3,7 +3,8 @@
 Each measurement runs in a fresh process (``python -m bpe_course.bench.cluster --one '<json>'``),
 so every peak of memory belongs to that run alone:
 
-- ``pool``: :func:`~bpe_course.sources.count_sources` with ``workers`` processes. Peaks: this
+- ``pool``: the fast trainer's local path, :func:`bpe_course.pieces.count_words` (several files
+  or a ``.gz``: :func:`~bpe_course.sources.count_sources`) with ``workers`` processes. Peaks: this
   process (the client) and the largest pool process (``RUSAGE_CHILDREN``).
 - ``dask``: a scheduler and ``workers`` worker processes of one thread, started with Dask's own
   command lines on 127.0.0.1 (what ``LocalCluster`` starts, but with the scheduler in a process of
@@ -32,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe_course.bench.worker import peak_rss_mb
+from bpe_course.cluster import TASK_BYTES
 from bpe_course.pretokenize import END_OF_TEXT as EOT
-from bpe_course.pretokenize import MAX_CHUNK_BYTES, _encode_keys
 
 NOOP_TASKS = 200  # tasks that count zero bytes: the cost of a task itself, per task
 MERGE_VOCAB = 10_000
@@ -57,10 +58,15 @@ def measure(spec: dict) -> dict:
 
 
 def _measure_pool(spec: dict) -> dict:
-    from bpe_course.sources import count_sources
+    from bpe_course.pieces import count_words
+    from bpe_course.sources import count_sources, resolve_sources
 
     start = time.perf_counter()
-    counts = count_sources(spec["corpus"], [EOT], workers=spec["workers"])
+    paths = resolve_sources(spec["corpus"])
+    if len(paths) == 1 and not paths[0].name.endswith(".gz"):  # as the fast trainer counts
+        counts = count_words(paths[0], [EOT], workers=spec["workers"])
+    else:
+        counts = count_sources(paths, [EOT], workers=spec["workers"])
     count_s = time.perf_counter() - start
     return {"count_s": count_s, "counts": counts, "worker_peak_mb": _children_peak_mb()}
 
@@ -76,8 +82,8 @@ def _children_peak_mb() -> float:
 def _measure_dask(spec: dict) -> dict:
     from distributed import Client
 
-    from bpe_course.cluster import map_reduce
-    from bpe_course.sources import ByteRange, plan_ranges, resolve_sources
+    from bpe_course.cluster import map_reduce, plan_piece_tasks
+    from bpe_course.sources import ByteRange, resolve_sources
 
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
@@ -90,9 +96,8 @@ def _measure_dask(spec: dict) -> dict:
                 start = time.perf_counter()
                 paths = resolve_sources(spec["corpus"])
                 threads = sum(client.nthreads().values())
-                ranges = plan_ranges(paths, [EOT], 4 * threads)
-                totals = map_reduce(client, ranges, [EOT])
-                counts = _encode_keys(totals)
+                ranges = plan_piece_tasks(paths, [EOT], 4 * threads)
+                counts = totals = map_reduce(client, ranges, [EOT])
                 count_s = time.perf_counter() - start
 
                 # A task's own cost: ranges of zero bytes, through the same map and tree.
@@ -258,12 +263,12 @@ def estimate(costs: Costs, corpus_bytes: float, cores: int) -> dict[str, float]:
 
     - counting: the bytes divided among the cores at the measured per-core throughput (storage
       assumed to keep up, the cores as fast as these);
-    - tasks: four tasks per core, at most 32 MB each, plus one sum per task but one; the
+    - tasks: four tasks per core, at most ``TASK_BYTES`` each, plus one sum per task but one; the
       scheduler handles tasks one at a time, so their own cost is charged in full, not shared;
     - reduce: after the last count, a chain of sums as deep as the tree, ``log2(tasks)``;
     - start and merge: once each, the merge loop on one core.
     """
-    tasks = max(math.ceil(corpus_bytes / MAX_CHUNK_BYTES), 4 * cores)
+    tasks = max(math.ceil(corpus_bytes / TASK_BYTES), 4 * cores)
     terms = {
         "start_s": costs.start_s,
         "count_s": corpus_bytes / 1e6 / (cores * costs.core_mb_s),
