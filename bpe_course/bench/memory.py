@@ -97,6 +97,19 @@ def sample_run(spec: dict, interval: float = 0.2) -> tuple[list[dict], dict]:
     return samples, result
 
 
+def summarize(samples) -> dict:
+    """One run's row from its samples table (as :func:`main` writes it): size, phases, peak
+    memory over all processes, CPU seconds of all of them, and the command."""
+    last = samples.iloc[-1]
+    keys = ("corpus", "size_bytes", "pretokenize_s", "merge_s", "total_s", "words", "merges")
+    return {key: last[key] for key in keys} | {
+        "peak_mb": float(samples["rss_mb"].max()),
+        "cpu_s": float(samples["cpu_s"].max()),
+        "processes": int(samples["processes"].max()),
+        "command": last["command"],
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     import pandas as pd
 

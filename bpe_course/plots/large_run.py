@@ -1,0 +1,55 @@
+"""Figure of notebook 13's largest runs: time against corpus size, phase by phase, beside a line
+through the origin (what linear growth from the smallest run predicts), and the memory over time
+of the largest run, every process counted."""
+
+from __future__ import annotations
+
+from bpe_course.plots import version_color
+
+
+def plot_large_runs(summary, samples, title: str = ""):
+    """``summary``: one row per run (``size_bytes``, ``pretokenize_s``, ``merge_s``,
+    ``total_s``, ``cpu_s``, ``peak_mb``), as :func:`bpe_course.bench.memory.summarize` makes; ``samples``:
+    the memory samples of the run to draw over time (``seconds``, ``rss_mb``)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    runs = summary.sort_values("size_bytes")
+    gb = runs["size_bytes"].to_numpy() / 1e9
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6))
+    width = 0.06 * gb.max()
+    left.bar(gb, runs["pretokenize_s"], width, color="tab:blue", label="pretokenization")
+    left.bar(
+        gb,
+        runs["merge_s"],
+        width,
+        bottom=runs["pretokenize_s"],
+        color="tab:orange",
+        label="merge loop",
+    )
+    line = np.array([0.0, gb.max() * 1.05])
+    # Linear growth from the smallest run, for wall time and for the CPU seconds of all processes
+    # (on a shared machine, wall time also measures the load; CPU time does not).
+    for column, style, name in (("total_s", "k--", "wall"), ("cpu_s", "g:", "CPU, all processes")):
+        rate = runs[column].iloc[0] / gb[0]
+        left.plot(line, rate * line, style, lw=1.4, label=f"{name}: linear from {gb[0]:g} GB")
+    left.plot(gb, runs["cpu_s"], "go", ms=7, label="CPU seconds, all processes")
+    for x, total in zip(gb, runs["total_s"]):
+        left.annotate(f"{total:,.0f} s", (x, total), ha="center", va="bottom", fontsize=12)
+    left.set_xlabel("corpus size (GB)", fontsize=13)
+    left.set_ylabel("seconds, end to end", fontsize=13)
+    left.legend(fontsize=12, loc="upper left")
+    left.tick_params(labelsize=12)
+    left.set_ylim(0, max(runs["total_s"].max(), runs["cpu_s"].max()) * 1.25)
+
+    right.plot(samples["seconds"], samples["rss_mb"], lw=1.4, color=version_color("fast"))
+    right.set_xlabel("seconds since start", fontsize=13)
+    right.set_ylabel("resident memory, all processes (MB)", fontsize=13)
+    right.set_ylim(0, samples["rss_mb"].max() * 1.25)
+    right.tick_params(labelsize=12)
+    right.set_title(f"{gb.max():g} GB run: memory over time", fontsize=13)
+    left.set_title("time by phase, against linear growth", fontsize=13)
+    if title:
+        fig.suptitle(title, fontsize=13)
+    fig.tight_layout()
+    return fig
