@@ -53,6 +53,9 @@ from bpe_course.pretokenize import count_words as count_words_with_pattern
 
 # Chunks are small so each worker holds only a few MB of split strings at a time.
 CHUNK_BYTES = 4_000_000
+# Distinct pieces a worker keeps before it turns them into pretoken counts (about 150 bytes each
+# in the Counter): the bound on a worker's memory besides the distinct words.
+MAX_PIECES = 1_000_000
 _SCAN_BLOCK = 1 << 16
 _CUT = re.compile(rb"[0-9A-Za-z] ")  # ASCII: never part of a multi-byte UTF-8 character
 _WHITESPACE = regex.compile(r"\s")  # the pattern's own idea of whitespace (not str.isspace)
@@ -274,20 +277,40 @@ def count_ranges(
     special_tokens: Sequence[str],
     progress: Callable[[int], None] | None = None,
 ) -> dict[bytes, int]:
-    """Word counts of some byte ranges of a file (a worker: module level, so spawn works)."""
+    """Word counts of some byte ranges of a file (a worker: module level, so spawn works).
+
+    Distinct pieces keep growing with the text where pretokens do not (numbers, punctuation
+    stuck to words: ``"(1987),"``), so past ``MAX_PIECES`` of them the counter is turned into
+    pretoken counts and started afresh: memory follows ``MAX_PIECES`` and the distinct words,
+    not the corpus. A piece seen again after that goes through the pattern again (the price).
+    """
+    totals: dict[bytes, int] = {}
     counter = PieceCounter(special_tokens)
-    with open(path, "rb") as f:
-        for start, end in ranges:
-            f.seek(start)
-            counter.add(f.read(end - start))
-            if progress is not None:
-                progress(end - start)
     try:
-        return counter.pretokens()
+        with open(path, "rb") as f:
+            for start, end in ranges:
+                f.seek(start)
+                counter.add(f.read(end - start))
+                if progress is not None:
+                    progress(end - start)
+                if len(counter.pieces) > MAX_PIECES:
+                    _add_into(totals, counter.pretokens())
+                    counter = PieceCounter(special_tokens)
+        _add_into(totals, counter.pretokens())
     except UnicodeDecodeError:  # find the first bad byte, for a message that names it
         for start, end in ranges:
             read_text(path, start, end)
         raise
+    return totals
+
+
+def _add_into(totals: dict[bytes, int], counts: dict[bytes, int]) -> None:
+    if not totals:
+        totals.update(counts)
+        return
+    get = totals.get
+    for word, count in counts.items():
+        totals[word] = get(word, 0) + count
 
 
 _progress_queue = None

@@ -161,6 +161,24 @@ def test_any_chunking_is_exact(tmp_path, monkeypatch, text: str, chunk: int) -> 
     assert count_by_pieces(path, SPECIALS) == count_words_in_text(text, SPECIALS)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_counts_stay_exact_when_pieces_are_flushed_to_pretokens(
+    mixed_file, monkeypatch, workers: int
+) -> None:
+    monkeypatch.setattr(pieces, "CHUNK_BYTES", 20_000)
+    monkeypatch.setattr(pieces, "MAX_PIECES", 50)  # a flush after nearly every chunk
+    flushes: list[int] = []
+    pretokens = pieces.PieceCounter.pretokens
+    monkeypatch.setattr(
+        pieces.PieceCounter, "pretokens", lambda self: flushes.append(1) or pretokens(self)
+    )
+    expected = count_words_in_text(mixed_file.read_text(encoding="utf-8"), [EOT])
+    got = count_by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1)
+    assert got == expected
+    if workers == 1:  # the patch is seen in this process only
+        assert len(flushes) > 3
+
+
 def test_real_text_without_special_tokens(tmp_path, monkeypatch) -> None:
     # Python sources: indentation is whitespace runs of every length, the hard case.
     monkeypatch.setattr(pieces, "CHUNK_BYTES", 30_000)
