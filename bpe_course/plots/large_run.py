@@ -53,3 +53,34 @@ def plot_large_runs(summary, samples, title: str = ""):
         fig.suptitle(title, fontsize=13)
     fig.tight_layout()
     return fig
+
+
+def plot_merge_growth(table, title: str = ""):
+    """CPU microseconds per merge (median of each bucket) and the distinct words each merge
+    rewrote (mean), against the merge's index, as :mod:`bpe_course.bench.merge_growth` writes."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(12, 4.4))
+    x = table["bucket"] + table["merges"] / 2
+    ax.plot(x, table["cpu_us_median"], "o-", color=version_color("fast"), label="CPU per merge")
+    ax.set_yscale("log")
+    ax.set_xlabel("merge number", fontsize=13)
+    ax.set_ylabel("CPU microseconds per merge\n(median of each bucket, log)", fontsize=13)
+    ax.tick_params(labelsize=12)
+    twin = ax.twinx()
+    twin.plot(x, table["words_touched_mean"], "s--", color="tab:grey", label="words rewritten")
+    twin.set_yscale("log")
+    twin.set_ylabel(
+        "distinct words rewritten\nper merge (mean, log)", fontsize=13, color="tab:grey"
+    )
+    twin.tick_params(labelsize=12)
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    for axis in (ax.yaxis, twin.yaxis):  # plain numbers (50, 100), no 4x10^1 minor labels
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        axis.set_minor_formatter(NullFormatter())
+    lines = ax.get_lines() + twin.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], fontsize=12, loc="upper right")
+    ax.set_title(title or "fast's merge loop as the vocabulary grows", fontsize=13)
+    fig.tight_layout()
+    return fig
