@@ -52,7 +52,9 @@ def test_byte_table_counts_utf8_bytes() -> None:
     assert table["bits"].iloc[1] == "11000011 10101001"
     explorer = byte_explorer("aé")
     controls(explorer)["text:"].value = "😀"
-    assert "<b>1</b> characters, <b>4</b> UTF-8 bytes" in status_text(explorer)
+    assert "<b>1 character</b>" in status_text(explorer)
+    assert "<b>1 code point</b>" in status_text(explorer)
+    assert "<b>4</b> UTF-8 bytes" in status_text(explorer)
 
 
 def test_stepper_shows_the_end_of_word_marker_escaped() -> None:
@@ -75,17 +77,44 @@ def test_stepper_shows_the_end_of_word_marker_escaped() -> None:
     assert plt.get_fignums() == open_before  # every redraw closed its figure
 
 
-def test_byte_explorer_says_when_it_shows_only_part_and_handles_empty_text() -> None:
+def test_byte_explorer_counts_characters_as_the_notebook_defines_them() -> None:
+    import regex
+
+    # é (decomposed), a family of four joined by U+200D, a flag, a thumbs up with a skin tone.
+    text = "e\u0301 \U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 🇫🇷 👍\U0001f3fd"
+    clusters = len(regex.findall(r"\X", text))  # notebook 02's definition of a character
+    assert (clusters, len(text)) == (7, 16)
+    explorer = byte_explorer("a")
+    controls(explorer)["text:"].value = text
+    summary = status_text(explorer)
+    assert f"<b>{clusters} characters</b>" in summary
+    assert f"<b>{len(text)} code points</b>" in summary
+    table = explorer.children[-1].value
+    assert table.count("<tr>") == len(text)  # one row per code point, nothing cut
+    assert "<td>7</td>" in table  # the thumbs up is the seventh character
+
+
+def test_byte_explorer_says_what_its_table_shows_and_clears_it() -> None:
     from bpe_course.course.widgets import BYTE_ROWS
 
     explorer = byte_explorer("a")
-    long_text = "é" * (BYTE_ROWS + 30) + "😀"
+    table = explorer.children[-1]
+    family = "\U0001f468\u200d\U0001f469"  # one character of three code points
+    long_text = "é" * (BYTE_ROWS - 2) + family + "😀" * 30
     controls(explorer)["text:"].value = long_text
-    assert f"the table shows the first {BYTE_ROWS} characters" in status_text(explorer)
+    # The table stops before the family (it would pass BYTE_ROWS): whole characters only, and
+    # the sentence gives the numbers shown.
+    shown = BYTE_ROWS - 2
+    assert f"the table shows the first {shown} characters ({shown} code points" in (
+        status_text(explorer)
+    )
+    assert table.value.count("<tr>") == shown
     controls(explorer)["text:"].value = ""
-    assert "<b>0</b> characters" in status_text(explorer)
-    output = explorer.children[-1]
-    assert output.outputs == ()  # no stray empty table
+    assert "<b>0 characters</b>" in status_text(explorer)
+    assert "<table" not in table.value  # the previous table is gone
+    controls(explorer)["text:"].value = "ab"
+    assert "the table shows" not in status_text(explorer)
+    assert table.value.count("<tr>") == 2
 
 
 def test_stepper_names_the_next_pair_when_it_stops_early() -> None:

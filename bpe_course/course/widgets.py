@@ -90,35 +90,70 @@ def byte_table(text: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-BYTE_ROWS = 120  # characters shown in the table; the summary always counts them all
+BYTE_ROWS = 40  # code points shown in the table (whole characters only); the summary counts all
+
+
+def characters(text: str) -> list[str]:
+    """``text`` cut into what a reader sees as characters: grapheme clusters, as the `regex`
+    module's ``\\X`` matches them (the definition notebook 02 uses)."""
+    import regex
+
+    return regex.findall(r"\X", text)
+
+
+def byte_summary(text: str, rows: int = BYTE_ROWS) -> tuple[str, list[str]]:
+    """The explorer's counts line as HTML, and the characters its table shows: whole characters,
+    as many as fit in ``rows`` code points (at least one)."""
+    clusters = characters(text)
+    shown, points = [], 0
+    for cluster in clusters:
+        if shown and points + len(cluster) > rows:
+            break
+        shown.append(cluster)
+        points += len(cluster)
+    line = (
+        f"<b>{_plural(len(clusters), 'character')}</b> (grapheme clusters, as <code>\\X</code> "
+        f"counts them), <b>{_plural(len(text), 'code point')}</b> (Python's <code>len</code>), "
+        f"<b>{len(text.encode('utf-8', 'surrogatepass'))}</b> UTF-8 bytes, "
+        f"{len(text.encode('utf-16-le', 'surrogatepass'))} UTF-16 bytes, "
+        f"{len(text.encode('utf-32-le', 'surrogatepass'))} UTF-32 bytes"
+    )
+    if len(shown) < len(clusters):
+        line += (
+            f"; the table shows the first {_plural(len(shown), 'character')} "
+            f"({_plural(points, 'code point')}, one row each)"
+        )
+    return line, shown
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def byte_explorer(initial: str = "héllo, wörld 😀 中文"):
-    """Type text, see each character's code point and bytes (the first ``BYTE_ROWS``, said so)."""
+    """Type text, see each code point and its bytes, grouped by the character it belongs to."""
     import ipywidgets as w
-    from IPython.display import display
 
     box = w.Text(value=initial, description="text:", layout=w.Layout(width="60%"))
-    summary = w.HTML()
-    out = w.Output()
+    summary, table = w.HTML(), w.HTML()
 
     def redraw(_=None) -> None:
-        text = box.value
-        summary.value = (
-            f"<b>{len(text)}</b> characters, <b>{len(text.encode('utf-8'))}</b> UTF-8 bytes, "
-            f"{len(text.encode('utf-16-le', 'surrogatepass'))} UTF-16 bytes, "
-            f"{len(text.encode('utf-32-le', 'surrogatepass'))} UTF-32 bytes"
-        )
-        if len(text) > BYTE_ROWS:
-            summary.value += f" (the table shows the first {BYTE_ROWS} characters)"
-        with out:
-            out.clear_output(wait=True)
-            if text:
-                display(byte_table(text[:BYTE_ROWS]))
+        line, shown = byte_summary(box.value)
+        summary.value = line
+        if not shown:  # an empty box: an empty table, not the last text's
+            table.value = "<i>type some text</i>"
+            return
+        rows = byte_table("".join(shown))
+        numbers = [i for i, cluster in enumerate(shown, 1) for _ in cluster]
+        rows.insert(0, "character #", numbers)
+        # An HTML widget, not an Output: its value is the table itself, always the current one
+        # (an Output cleared with wait=True kept the old table when nothing replaced it).
+        body = rows.to_html(index=False, escape=True, border=0)
+        table.value = f'<div class="jp-RenderedHTMLCommon">{body}</div>'
 
     box.observe(redraw, names="value")
     redraw()
-    return w.VBox([box, summary, out])
+    return w.VBox([box, summary, table])
 
 
 # --- Sennrich et al.'s algorithm -------------------------------------------------------------------
