@@ -141,6 +141,9 @@ def test_heap_stepper_shows_stale_pops_push_backs_and_a_compaction() -> None:
         found["next ▶"].click()
     text = " ".join(seen)
     assert "stale" in text and "pushed back" in text and "compaction:" in text
+    assert "so far: 1 push," in seen[0] and "1 pushes" not in text  # merge 1 pushed once
+    assert "0 compactions" in seen[0] and "compaction(s)" not in text
+    assert "<pre>count" in seen[0]  # the heap's columns are named
     assert found["merge:"].value == found["merge:"].max
 
 
@@ -182,3 +185,27 @@ def test_a_token_holding_part_of_a_character_shows_its_bytes_and_why() -> None:
     assert "\\xC3" in page and "\\xA9" in page and "part of a character" in page
     assert "·cat" in page and "\ufffd" not in page
     assert "part of a character" not in token_html([(300, b" cat")])
+
+
+def test_sennrich_chart_draws_in_red_what_its_title_names_at_every_step() -> None:
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    from bpe_course.course.widgets import pair_counts_figure
+    from bpe_course.reference.sennrich import PAPER_EXAMPLE
+
+    states = steps(PAPER_EXAMPLE, merges=10)
+    for number, state in enumerate(states):
+        fig = pair_counts_figure(state, 10)
+        ax = fig.axes[0]
+        red = [
+            label.get_text()
+            for bar, label in zip(ax.patches, ax.get_xticklabels())
+            if to_hex(bar.get_facecolor()) == to_hex("tab:red")
+        ]
+        title = ax.get_title()
+        plt.close(fig)
+        assert len(red) == 1, f"step {number}: {len(red)} red bars"
+        assert "red:" in title
+        if number == len(states) - 1:  # the end: nothing merged next, the pair that would be
+            assert "would be next" in title
