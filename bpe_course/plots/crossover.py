@@ -79,7 +79,7 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
             f"{value:.2f}" if clear else f"≈{value:.2f}",
             ha="center",
             va="center",
-            fontsize=8,
+            fontsize=style.SMALLEST,
             color="white" if dark else "black",
             fontstyle="normal" if clear else "italic",
         )
@@ -94,7 +94,7 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     ax.set_title(
         f"{versions[1].upper()}/{versions[0].upper()} {METRIC_NAMES.get(metric, metric)} time "
         f"(blue: {versions[1].upper()} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
-        fontsize=9,
+        fontsize=style.SMALLEST,
     )
     fig.tight_layout()
     return fig
