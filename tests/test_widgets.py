@@ -209,3 +209,26 @@ def test_sennrich_chart_draws_in_red_what_its_title_names_at_every_step() -> Non
         assert "red:" in title
         if number == len(states) - 1:  # the end: nothing merged next, the pair that would be
             assert "would be next" in title
+
+
+def test_gpt4_row_of_the_playground_has_its_legend() -> None:
+    import regex
+
+    from bpe_course.course.playground import ALTERNATIVE_COLOURS, pieces_html
+    from bpe_course.pretokenize import CL100K_NAMED, CL100K_PATTERN, which_alternative
+
+    text = "I'll pay $12.50 for 2024 cakes\n  Then!"
+    named = which_alternative(text, CL100K_NAMED)
+    assert [piece for piece, _ in named] == regex.findall(CL100K_PATTERN, text)
+    assert {"contraction", "letters", "digits", "other", "newline"} <= {n for _, n in named}
+    page = pieces_html(named)
+    chips, legend = page.split("</div><div>")
+    for name in {n for _, n in named}:  # every colour drawn is named in the legend
+        assert ALTERNATIVE_COLOURS[name] in chips and f">{name}</span>" in legend
+
+
+def test_chips_are_inline_blocks_so_lines_can_break_between_them() -> None:
+    from bpe_course.course.playground import pieces_html, token_html
+
+    for page in (token_html([(1, b"Once"), (2, b" upon")]), pieces_html([(" a", "letters")])):
+        assert page.count("display:inline-block") >= 1
