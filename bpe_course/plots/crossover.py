@@ -45,7 +45,9 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     ratio = ratio_grid(table, metric, versions)
     values = ratio.to_numpy(dtype=float)
     spread = max(2.0, float(np.nanmax(np.abs(np.log(values)))) if values.size else 2.0)
-    fig, ax = plt.subplots(figsize=(1.0 + 0.62 * len(ratio.columns), 1.4 + 0.55 * len(ratio)))
+    # Cells wide enough for "≈1.23" at the projector floor; the notebook column caps the width.
+    width = min(style.MAX_WIDTH, 1.8 + 0.66 * len(ratio.columns))
+    fig, ax = plt.subplots(figsize=(width, 1.5 + 0.6 * len(ratio)))
     image = ax.imshow(
         values,
         cmap="RdBu_r",
