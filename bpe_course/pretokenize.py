@@ -47,13 +47,16 @@ assert "|".join(GPT2_ALTERNATIVES.values()) == GPT2_PATTERN  # one pattern, writ
 GPT2_NAMED = regex.compile("|".join(f"(?P<{k}>{v})" for k, v in GPT2_ALTERNATIVES.items()))
 
 
-def which_alternative(text: str) -> list[tuple[str, str]]:
-    """Each pretoken of ``text`` with the name of the alternative that matched it.
+def which_alternative(text: str, named: regex.Pattern = GPT2_NAMED) -> list[tuple[str, str]]:
+    """Each pretoken of ``text`` with the name of the alternative that matched it (of GPT-2's
+    pattern, or of ``named``: :data:`CL100K_NAMED` for GPT-4's).
 
     >>> which_alternative("I'll pay 3")
     [('I', 'letters'), ("'ll", 'contraction'), (' pay', 'letters'), (' 3', 'digits')]
+    >>> which_alternative(" 2024", CL100K_NAMED)
+    [(' ', 'whitespace_left'), ('202', 'digits'), ('4', 'digits')]
     """
-    return [(match.group(), match.lastgroup) for match in GPT2_NAMED.finditer(text)]
+    return [(match.group(), match.lastgroup) for match in named.finditer(text)]
 
 
 # GPT-4's pretokenizer (cl100k_base, as tiktoken writes it), for comparison only (notebook 12); the
@@ -64,6 +67,20 @@ CL100K_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
     r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
+# Its eight alternatives, named as GPT-2's are where they play the same part, so the playground can
+# colour GPT-4's pretokens by alternative with a legend, as it does GPT-2's.
+CL100K_ALTERNATIVES = {
+    "contraction": r"'(?i:[sdmt]|ll|ve|re)",
+    "letters": r"[^\r\n\p{L}\p{N}]?+\p{L}++",
+    "digits": r"\p{N}{1,3}+",
+    "other": r" ?[^\s\p{L}\p{N}]++[\r\n]*+",
+    "whitespace_end": r"\s++$",
+    "newline": r"\s*[\r\n]",
+    "whitespace_run": r"\s+(?!\S)",
+    "whitespace_left": r"\s",
+}
+assert "|".join(CL100K_ALTERNATIVES.values()) == CL100K_PATTERN  # one pattern, written twice
+CL100K_NAMED = regex.compile("|".join(f"(?P<{k}>{v})" for k, v in CL100K_ALTERNATIVES.items()))
 
 # The document separator of TinyStories and of GPT-2; chunks are cut at it when it is a special token.
 END_OF_TEXT = "<|endoftext|>"

@@ -35,8 +35,22 @@ def test_v5_stages_make_the_loops_merges_with_a_stale_pop_and_a_push_back() -> N
         push_changes(heap, pair_counts, deltas, keys)
     assert merges == v5_heap.merge_loop(FOUR_WORDS, 256 + 3)[1]
     assert stats == [(0, 0), (0, 0), (2, 1)]  # the third pop: one dropped, one pushed back
-    assert "   8         (w, e)  stale: the live count is 2" in shown[2].splitlines()
-    assert "   9         (e, s)  stale: the pair is gone" in shown[2].splitlines()
+    assert "    8         (w, e)  stale: the live count is 2" in shown[2].splitlines()
+    assert "    9         (e, s)  stale: the pair is gone" in shown[2].splitlines()
+    header = shown[0].splitlines()[0].split()
+    assert header[:2] == ["count", "pair"] and "stale" in header  # the columns are named
+
+
+def test_heap_printouts_say_one_push_not_one_pushes() -> None:
+    import re
+
+    from bpe_course.course.by_hand import heap_states, plural
+
+    assert [plural(n, "push", "pushes") for n in (0, 1, 2)] == ["0 pushes", "1 push", "2 pushes"]
+    text = " ".join(state["merge"] for state in heap_states(merges=8, compaction_factor=1.5))
+    assert "1 push " in text  # the four words have a merge with a single push
+    assert not re.search(r"\b1 (pushes|words|stale entries)\b", text)
+    assert "(s)" not in text and "(es)" not in text
 
 
 def test_fast_max_stages_make_the_loops_merges() -> None:

@@ -88,3 +88,34 @@ def test_a_dying_kernel_is_one_line_too(tmp_path) -> None:
     nbformat.write(notebook, path)
     with pytest.raises(NotebookFailed, match=r"98_dies.ipynb failed in cell 1: the kernel died"):
         run_notebook(path, tmp_path / "out", timeout=120)
+
+
+def test_the_runner_tells_its_kernels_no_reader_is_there(tmp_path, monkeypatch) -> None:
+    # Notebook 14 keeps its Dask cluster (and dashboard) open for a reader, and closes it at the
+    # end only when the runner executes it; quick mode cannot tell the two apart.
+    import nbformat
+
+    monkeypatch.delenv("BPE_COURSE_UNATTENDED", raising=False)
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("from bpe_course.course import unattended\nprint(unattended())")
+    ]
+    path = tmp_path / "97_unattended.ipynb"
+    nbformat.write(notebook, path)
+    executed = nbformat.read(run_notebook(path, tmp_path / "out", timeout=120), as_version=4)
+    assert executed.cells[0].outputs[0]["text"].strip() == "True"
+    from bpe_course.course import unattended
+
+    assert not unattended()  # this process (a reader's kernel, say) is not told so
+
+
+def test_notebook_14_closes_its_cluster_only_when_no_reader_is_there() -> None:
+    import nbformat
+
+    from bpe_course.paths import notebooks_dir
+
+    cells = nbformat.read(notebooks_dir() / "14_beyond_one_machine.ipynb", as_version=4).cells
+    code = [cell.source for cell in cells if cell.cell_type == "code"]
+    closing = [i for i, source in enumerate(code) if "stack.close()" in source]
+    assert closing == [len(code) - 1], "the cluster is closed before the notebook's last cell"
+    assert "if unattended():" in code[-1]  # Run All in JupyterLab leaves the dashboard live

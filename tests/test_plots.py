@@ -190,3 +190,57 @@ def test_one_colour_per_version_everywhere() -> None:
     beside = [line.get_color() for line in fig.axes[0].lines if line.get_label() == "V5"]
     assert alone == beside[0] == version_color("v5")
     assert version_color("my_trainer") == version_color("my_trainer")  # stable for any name
+
+
+def small_texts(fig) -> list[str]:
+    """Every visible text of ``fig`` set below the projector floor (``style.SMALLEST`` points)."""
+    from matplotlib.text import Text
+
+    from bpe_course.plots import style
+
+    fig.canvas.draw()  # tick labels exist once drawn
+    return [
+        f"{t.get_text()!r} at {t.get_fontsize()}"
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.get_fontsize() < style.SMALLEST
+    ]
+
+
+def test_the_side_by_side_chart_is_readable_when_one_version_dominates() -> None:
+    import matplotlib.pyplot as plt
+
+    from bpe_course.plots import plot_side_by_side
+
+    table = synthetic_table().assign(status="ok", total_s=lambda t: t["merge_s"])
+    table.loc[table["version"] == "v4", "total_s"] *= 50  # the post's V5 on wide text, say
+    fig = plot_side_by_side(table)
+    assert small_texts(fig) == []
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"  # the fast bars stay visible beside a 50x slower one
+    labels = [t.get_text() for a in fig.axes for t in a.get_xticklabels() if t.get_visible()]
+    labels = [text for text in labels if text]
+    assert labels and all("^" not in text for text in labels)  # 10, 100: not $10^{2}$
+    plt.close(fig)
+
+
+def test_repeats_legend_sits_outside_every_panel() -> None:
+    import matplotlib.pyplot as plt
+
+    from bpe_course.plots.repeats import plot_repeats
+
+    rows = [
+        {"job": job, "repeat": r, "megabytes": mb, "seconds": mb * (1 + 0.1 * r) + offset}
+        for job, offset in (("1 worker", 0.0), ("2 workers", 0.05))
+        for mb in (1, 5)
+        for r in range(3)
+    ]
+    runs = pd.DataFrame(rows)
+    fig = plot_repeats([("this run", runs), ("stored", runs)], x="megabytes")
+    fig.canvas.draw()
+    assert all(ax.get_legend() is None for ax in fig.axes)  # no legend over a panel's points
+    (legend,) = fig.legends
+    box = legend.get_window_extent()
+    assert all(not box.overlaps(ax.get_window_extent()) for ax in fig.axes)
+    assert [t.get_text() for t in legend.get_texts()] == ["1 worker", "2 workers"]
+    assert small_texts(fig) == []
+    plt.close(fig)

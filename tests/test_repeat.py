@@ -101,9 +101,9 @@ def test_the_figures_draw_ranges_and_a_log_axis_when_one_version_dwarfs_the_rest
     fig = plot_repeats([("two options", t)], horizontal=True)
     assert [label.get_text() for label in fig.axes[0].get_yticklabels()] == ["a", "b"]
     table = stored(3).assign(total_s=lambda s: s["merge_s"], pretokenize_s=0.0)
-    assert plot_side_by_side(table).axes[0].get_yscale() == "linear"  # 3x: linear
+    assert plot_side_by_side(table).axes[0].get_xscale() == "linear"  # 3x: linear
     table.loc[table["version"] == "v4", "total_s"] *= 100
-    assert plot_side_by_side(table).axes[0].get_yscale() == "log"
+    assert plot_side_by_side(table).axes[0].get_xscale() == "log"
 
 
 def test_spread_summarises_and_ranks_only_apart_ranges() -> None:

@@ -52,7 +52,9 @@ def test_byte_table_counts_utf8_bytes() -> None:
     assert table["bits"].iloc[1] == "11000011 10101001"
     explorer = byte_explorer("aé")
     controls(explorer)["text:"].value = "😀"
-    assert "<b>1</b> characters, <b>4</b> UTF-8 bytes" in status_text(explorer)
+    assert "<b>1 character</b>" in status_text(explorer)
+    assert "<b>1 code point</b>" in status_text(explorer)
+    assert "<b>4</b> UTF-8 bytes" in status_text(explorer)
 
 
 def test_stepper_shows_the_end_of_word_marker_escaped() -> None:
@@ -75,17 +77,44 @@ def test_stepper_shows_the_end_of_word_marker_escaped() -> None:
     assert plt.get_fignums() == open_before  # every redraw closed its figure
 
 
-def test_byte_explorer_says_when_it_shows_only_part_and_handles_empty_text() -> None:
+def test_byte_explorer_counts_characters_as_the_notebook_defines_them() -> None:
+    import regex
+
+    # é (decomposed), a family of four joined by U+200D, a flag, a thumbs up with a skin tone.
+    text = "e\u0301 \U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 🇫🇷 👍\U0001f3fd"
+    clusters = len(regex.findall(r"\X", text))  # notebook 02's definition of a character
+    assert (clusters, len(text)) == (7, 16)
+    explorer = byte_explorer("a")
+    controls(explorer)["text:"].value = text
+    summary = status_text(explorer)
+    assert f"<b>{clusters} characters</b>" in summary
+    assert f"<b>{len(text)} code points</b>" in summary
+    table = explorer.children[-1].value
+    assert table.count("<tr>") == len(text)  # one row per code point, nothing cut
+    assert "<td>7</td>" in table  # the thumbs up is the seventh character
+
+
+def test_byte_explorer_says_what_its_table_shows_and_clears_it() -> None:
     from bpe_course.course.widgets import BYTE_ROWS
 
     explorer = byte_explorer("a")
-    long_text = "é" * (BYTE_ROWS + 30) + "😀"
+    table = explorer.children[-1]
+    family = "\U0001f468\u200d\U0001f469"  # one character of three code points
+    long_text = "é" * (BYTE_ROWS - 2) + family + "😀" * 30
     controls(explorer)["text:"].value = long_text
-    assert f"the table shows the first {BYTE_ROWS} characters" in status_text(explorer)
+    # The table stops before the family (it would pass BYTE_ROWS): whole characters only, and
+    # the sentence gives the numbers shown.
+    shown = BYTE_ROWS - 2
+    assert f"the table shows the first {shown} characters ({shown} code points" in (
+        status_text(explorer)
+    )
+    assert table.value.count("<tr>") == shown
     controls(explorer)["text:"].value = ""
-    assert "<b>0</b> characters" in status_text(explorer)
-    output = explorer.children[-1]
-    assert output.outputs == ()  # no stray empty table
+    assert "<b>0 characters</b>" in status_text(explorer)
+    assert "<table" not in table.value  # the previous table is gone
+    controls(explorer)["text:"].value = "ab"
+    assert "the table shows" not in status_text(explorer)
+    assert table.value.count("<tr>") == 2
 
 
 def test_stepper_names_the_next_pair_when_it_stops_early() -> None:
@@ -112,6 +141,9 @@ def test_heap_stepper_shows_stale_pops_push_backs_and_a_compaction() -> None:
         found["next ▶"].click()
     text = " ".join(seen)
     assert "stale" in text and "pushed back" in text and "compaction:" in text
+    assert "so far: 1 push," in seen[0] and "1 pushes" not in text  # merge 1 pushed once
+    assert "0 compactions" in seen[0] and "compaction(s)" not in text
+    assert "<pre>count" in seen[0]  # the heap's columns are named
     assert found["merge:"].value == found["merge:"].max
 
 
@@ -153,3 +185,50 @@ def test_a_token_holding_part_of_a_character_shows_its_bytes_and_why() -> None:
     assert "\\xC3" in page and "\\xA9" in page and "part of a character" in page
     assert "·cat" in page and "\ufffd" not in page
     assert "part of a character" not in token_html([(300, b" cat")])
+
+
+def test_sennrich_chart_draws_in_red_what_its_title_names_at_every_step() -> None:
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    from bpe_course.course.widgets import pair_counts_figure
+    from bpe_course.reference.sennrich import PAPER_EXAMPLE
+
+    states = steps(PAPER_EXAMPLE, merges=10)
+    for number, state in enumerate(states):
+        fig = pair_counts_figure(state, 10)
+        ax = fig.axes[0]
+        red = [
+            label.get_text()
+            for bar, label in zip(ax.patches, ax.get_xticklabels())
+            if to_hex(bar.get_facecolor()) == to_hex("tab:red")
+        ]
+        title = ax.get_title()
+        plt.close(fig)
+        assert len(red) == 1, f"step {number}: {len(red)} red bars"
+        assert "red:" in title
+        if number == len(states) - 1:  # the end: nothing merged next, the pair that would be
+            assert "would be next" in title
+
+
+def test_gpt4_row_of_the_playground_has_its_legend() -> None:
+    import regex
+
+    from bpe_course.course.playground import ALTERNATIVE_COLOURS, pieces_html
+    from bpe_course.pretokenize import CL100K_NAMED, CL100K_PATTERN, which_alternative
+
+    text = "I'll pay $12.50 for 2024 cakes\n  Then!"
+    named = which_alternative(text, CL100K_NAMED)
+    assert [piece for piece, _ in named] == regex.findall(CL100K_PATTERN, text)
+    assert {"contraction", "letters", "digits", "other", "newline"} <= {n for _, n in named}
+    page = pieces_html(named)
+    chips, legend = page.split("</div><div>")
+    for name in {n for _, n in named}:  # every colour drawn is named in the legend
+        assert ALTERNATIVE_COLOURS[name] in chips and f">{name}</span>" in legend
+
+
+def test_chips_are_inline_blocks_so_lines_can_break_between_them() -> None:
+    from bpe_course.course.playground import pieces_html, token_html
+
+    for page in (token_html([(1, b"Once"), (2, b" upon")]), pieces_html([(" a", "letters")])):
+        assert page.count("display:inline-block") >= 1

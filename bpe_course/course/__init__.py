@@ -1,7 +1,8 @@
 """The course around the package: its notebook runner, its widgets, the exercises and their grader,
 and the switches notebooks read.
 
-``quick_mode`` and ``quiet_child`` live here because every notebook imports them first.
+``quick_mode``, ``unattended`` and ``quiet_child`` live here because every notebook imports them
+first.
 """
 
 from __future__ import annotations
@@ -9,11 +10,21 @@ from __future__ import annotations
 import os
 
 QUICK_ENV = "BPE_COURSE_QUICK"
+# Set by the course's runner (``bpe-course course``, the tests) for the kernels it starts: no reader
+# is there, so a cell that keeps something open for one (notebook 14's Dask dashboard) closes it.
+UNATTENDED_ENV = "BPE_COURSE_UNATTENDED"
 
 
 def quick_mode() -> bool:
     """True unless ``BPE_COURSE_QUICK`` is set to 0 (the course runs quick unless asked for full)."""
     return os.environ.get(QUICK_ENV, "1").strip().lower() not in ("0", "false", "no", "full")
+
+
+def unattended() -> bool:
+    """True when the course's runner executes the notebook (``UNATTENDED_ENV`` set): no reader will
+    look at a dashboard or close what was left open for them. Quick mode cannot tell: it is also
+    the default for a reader in JupyterLab."""
+    return os.environ.get(UNATTENDED_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def quiet_child() -> None:

@@ -28,6 +28,11 @@ def spell(word: Iterable[int], vocab: Vocab) -> str:
     return " ".join(token_text(t, vocab) for t in word)
 
 
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 push``, ``2 pushes``: a count with its noun agreeing (``nouns`` if not noun + s)."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def pair_text(pair: Pair, vocab: Vocab) -> str:
     return f"({token_text(pair[0], vocab)}, {token_text(pair[1], vocab)})"
 
@@ -80,9 +85,11 @@ def show_heap(
     vocab: Vocab,
     top: int | None = None,
 ) -> str:
-    """V5's heap in the order it would pop (the first ``top`` entries), each marked live or stale."""
+    """V5's heap in the order it would pop (the first ``top`` entries), each marked live or stale,
+    under a header naming the columns: the count the entry holds, its pair, and whether that count
+    is still the pair's live count."""
     entries = sorted(heap)
-    lines = []
+    lines = [f"{'count':>5} {'pair':>14}  live or stale"]
     for neg_count, _, pair in entries[:top]:
         live = pair_counts.get(pair, 0)
         if live == -neg_count:
@@ -91,9 +98,9 @@ def show_heap(
             state = "stale: the pair is gone"
         else:
             state = f"stale: the live count is {live}"
-        lines.append(f"{-neg_count:4} {pair_text(pair, vocab):>14}  {state}")
+        lines.append(f"{-neg_count:5} {pair_text(pair, vocab):>14}  {state}")
     if top is not None and len(entries) > top:
-        lines.append(f"     ... and {len(entries) - top} more entries")
+        lines.append(f"      ... and {plural(len(entries) - top, 'more entry', 'more entries')}")
     return "\n".join(lines)
 
 
@@ -138,9 +145,10 @@ def heap_states(
         totals["pushes"] += pushes + pushed_back
         totals["stale_pops"] += stale
         event = (
-            f"merge {number}: popped {stale} stale entr{'y' if stale == 1 else 'ies'} "
+            f"merge {number}: popped {plural(stale, 'stale entry', 'stale entries')} "
             f"({pushed_back} pushed back at the live count), then {pair_text(best, vocab)} at "
-            f"{-entry[0]}; {touched} word(s) rewritten; {pushes} push(es) for counts that rose"
+            f"{-entry[0]}; {plural(touched, 'word')} rewritten; "
+            f"{plural(pushes, 'push', 'pushes')} (pairs whose count rose)"
         )
         if len(heap) > compaction_factor * len(pair_counts):
             heap = build_heap(pair_counts, keys)

@@ -20,7 +20,16 @@ ALTERNATIVE_COLOURS = {
     "other": "#a1d99b",
     "whitespace_run": "#e0e0e0",
     "whitespace_left": "#bdbdbd",
+    "whitespace_end": "#f0f0f0",  # GPT-4's pattern only
+    "newline": "#fff3a0",  # GPT-4's pattern only
 }
+# Each token or pretoken is one inline block: a line may break between two of them (spans holding
+# no space, "·" standing for it, gave the browser no place to break, and a line never wrapped),
+# never inside one.
+CHIP = (
+    "display:inline-block;border-radius:3px;padding:1px 2px;margin:1px;"
+    "font-family:monospace;line-height:1.5;overflow-wrap:anywhere"
+)
 
 
 def _visible(text: str) -> str:
@@ -43,24 +52,22 @@ def token_html(pieces: Sequence[tuple[int, bytes]]) -> str:
         colour = TOKEN_COLOURS[index % len(TOKEN_COLOURS)]
         spans.append(
             f'<span title="id {token_id}, {len(data)} byte(s)" style="background:{colour};'
-            f"border:{border};border-radius:3px;padding:1px 2px;margin:1px;"
-            f'font-family:monospace;line-height:1.9">{shown}</span>'
+            f'border:{border};{CHIP}">{shown}</span>'
         )
     note = (
-        "<br><small>Red dashed: a token that holds part of a character (its bytes are not UTF-8 "
-        "on their own), shown in hex; decoded alone, each would be U+FFFD.</small>"
+        "<div><small>Red dashed: a token that holds part of a character (its bytes are not UTF-8 "
+        "on their own), shown in hex; decoded alone, each would be U+FFFD.</small></div>"
         if partial
         else ""
     )
-    return "".join(spans) + note
+    return f"<div>{''.join(spans)}</div>" + note
 
 
 def pieces_html(pieces: Sequence[tuple[str, str]]) -> str:
     """Pretokens coloured by the alternative of the pattern that matched them, with a legend."""
     spans = [
         f'<span title="{name}" style="background:{ALTERNATIVE_COLOURS.get(name, "#eee")};'
-        f"border:1px solid #555;border-radius:3px;padding:1px 2px;margin:1px;"
-        f'font-family:monospace;line-height:1.9">{_visible(piece)}</span>'
+        f'border:1px solid #555;{CHIP}">{_visible(piece)}</span>'
         for piece, name in pieces
     ]
     used = dict.fromkeys(name for _, name in pieces)
@@ -68,7 +75,7 @@ def pieces_html(pieces: Sequence[tuple[str, str]]) -> str:
         f'<span style="background:{ALTERNATIVE_COLOURS[name]};padding:0 4px">{name}</span>'
         for name in used
     )
-    return "".join(spans) + f"<br><small>{legend}</small>"
+    return f"<div>{''.join(spans)}</div><div>{legend}</div>"
 
 
 def pretokenizer_highlighter(initial: str = 'She said: "I\'ll pay $12.50 for 3 cakes!"   Then\n'):
@@ -95,11 +102,9 @@ def tokenizer_playground(
     """Type text, pick one of ``tokenizers`` (by vocab size): its tokens with ids, the counts and
     bytes per token, and the pretokens of GPT-2's and GPT-4's patterns side by side."""
     import ipywidgets as w
-    import regex
 
-    from bpe_course.pretokenize import CL100K_PATTERN, which_alternative
+    from bpe_course.pretokenize import CL100K_NAMED, which_alternative
 
-    gpt4 = regex.compile(CL100K_PATTERN)
     sizes = sorted(tokenizers)
     box = w.Textarea(value=initial, description="text:", layout=w.Layout(width="90%", height="5em"))
     vocab = w.Dropdown(options=sizes, value=sizes[-1], description="vocab size:")
@@ -122,12 +127,11 @@ def tokenizer_playground(
             f"<b>{size / len(ids):.2f} bytes per token</b> with {vocab.value:,} tokens"
         )
         tokens.value = token_html([(i, tokenizer.vocab[i]) for i in ids])
-        gpt4_pieces = [(piece, "other") for piece in gpt4.findall(text)]
         patterns.value = (
-            "<b>GPT-2's pattern</b><br>"
+            "<b>GPT-2's pattern</b>"
             + pieces_html(which_alternative(text))
-            + "<br><b>GPT-4's pattern</b> (cl100k)<br>"
-            + "".join(pieces_html(gpt4_pieces).split("<br>")[:1])
+            + "<b>GPT-4's pattern</b> (cl100k), coloured by the same names"
+            + pieces_html(which_alternative(text, CL100K_NAMED))
         )
 
     box.observe(redraw, names="value")

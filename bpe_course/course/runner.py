@@ -3,7 +3,8 @@
 The committed notebooks have no outputs. This runs each one top to bottom in a fresh kernel (with
 nbclient, Jupyter's own executor), writes the executed copy to ``build/notebooks/`` and lets the
 notebooks write their figures to ``figures/``. ``quick`` sets ``BPE_COURSE_QUICK=1`` for the
-kernels, which shrinks corpora and grids.
+kernels, which shrinks corpora and grids; every kernel it starts has ``BPE_COURSE_UNATTENDED=1``
+(no reader: nothing is kept open for one).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bpe_course.course import QUICK_ENV
+from bpe_course.course import QUICK_ENV, UNATTENDED_ENV
 from bpe_course.paths import build_dir, notebooks_dir
 
 
@@ -62,7 +63,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / path.name
     try:
-        client.execute()
+        client.execute(env={**os.environ, UNATTENDED_ENV: "1"})  # the kernel's alone
     except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
         nbformat.write(notebook, target)
         number = started[-1] + 1 if started else "?"

@@ -90,35 +90,68 @@ def byte_table(text: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-BYTE_ROWS = 120  # characters shown in the table; the summary always counts them all
+BYTE_ROWS = 40  # code points shown in the table (whole characters only); the summary counts all
+
+
+def characters(text: str) -> list[str]:
+    """``text`` cut into what a reader sees as characters: grapheme clusters, as the `regex`
+    module's ``\\X`` matches them (the definition notebook 02 uses)."""
+    import regex
+
+    return regex.findall(r"\X", text)
+
+
+def byte_summary(text: str, rows: int = BYTE_ROWS) -> tuple[str, list[str]]:
+    """The explorer's counts line as HTML, and the characters its table shows: whole characters,
+    as many as fit in ``rows`` code points (at least one)."""
+    from bpe_course.course.by_hand import plural
+
+    clusters = characters(text)
+    shown, points = [], 0
+    for cluster in clusters:
+        if shown and points + len(cluster) > rows:
+            break
+        shown.append(cluster)
+        points += len(cluster)
+    line = (
+        f"<b>{plural(len(clusters), 'character')}</b> (grapheme clusters, as <code>\\X</code> "
+        f"counts them), <b>{plural(len(text), 'code point')}</b> (Python's <code>len</code>), "
+        f"<b>{len(text.encode('utf-8', 'surrogatepass'))}</b> UTF-8 bytes, "
+        f"{len(text.encode('utf-16-le', 'surrogatepass'))} UTF-16 bytes, "
+        f"{len(text.encode('utf-32-le', 'surrogatepass'))} UTF-32 bytes"
+    )
+    if len(shown) < len(clusters):
+        line += (
+            f"; the table shows the first {plural(len(shown), 'character')} "
+            f"({plural(points, 'code point')}, one row each)"
+        )
+    return line, shown
 
 
 def byte_explorer(initial: str = "héllo, wörld 😀 中文"):
-    """Type text, see each character's code point and bytes (the first ``BYTE_ROWS``, said so)."""
+    """Type text, see each code point and its bytes, grouped by the character it belongs to."""
     import ipywidgets as w
-    from IPython.display import display
 
     box = w.Text(value=initial, description="text:", layout=w.Layout(width="60%"))
-    summary = w.HTML()
-    out = w.Output()
+    summary, table = w.HTML(), w.HTML()
 
     def redraw(_=None) -> None:
-        text = box.value
-        summary.value = (
-            f"<b>{len(text)}</b> characters, <b>{len(text.encode('utf-8'))}</b> UTF-8 bytes, "
-            f"{len(text.encode('utf-16-le', 'surrogatepass'))} UTF-16 bytes, "
-            f"{len(text.encode('utf-32-le', 'surrogatepass'))} UTF-32 bytes"
-        )
-        if len(text) > BYTE_ROWS:
-            summary.value += f" (the table shows the first {BYTE_ROWS} characters)"
-        with out:
-            out.clear_output(wait=True)
-            if text:
-                display(byte_table(text[:BYTE_ROWS]))
+        line, shown = byte_summary(box.value)
+        summary.value = line
+        if not shown:  # an empty box: an empty table, not the last text's
+            table.value = "<i>type some text</i>"
+            return
+        rows = byte_table("".join(shown))
+        numbers = [i for i, cluster in enumerate(shown, 1) for _ in cluster]
+        rows.insert(0, "character #", numbers)
+        # An HTML widget, not an Output: its value is the table itself, always the current one
+        # (an Output cleared with wait=True kept the old table when nothing replaced it).
+        body = rows.to_html(index=False, escape=True, border=0)
+        table.value = f'<div class="jp-RenderedHTMLCommon">{body}</div>'
 
     box.observe(redraw, names="value")
     redraw()
-    return w.VBox([box, summary, out])
+    return w.VBox([box, summary, table])
 
 
 # --- Sennrich et al.'s algorithm -------------------------------------------------------------------
@@ -150,10 +183,42 @@ def stepper_html(state, limit: int | None = None) -> str:
     return f"<table><tr><th>count</th><th>symbols</th></tr>{rows}</table><p>{next_merge}</p>"
 
 
+def pair_counts_figure(state, limit: int | None = None):
+    """The stepper's bar chart of one step: the pair counts, most frequent first, the pair merged
+    next in red. After the last step shown (the stepper's ``limit``), red is the pair that would
+    come next, and the title says so; with no pair left there is no figure (``None``)."""
+    import matplotlib.pyplot as plt
+
+    from bpe_course.reference.sennrich import greatest_pair
+
+    if not state.pair_counts:
+        return None
+    ranked = sorted(state.pair_counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:15]
+    red = state.chosen or greatest_pair(state.pair_counts)
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    ax.bar(
+        [f"{a} + {b}" for (a, b), _ in ranked],
+        [count for _, count in ranked],
+        color=["tab:red" if pair == red else "tab:blue" for pair, _ in ranked],
+    )
+    ax.set_ylabel("count")
+    ax.yaxis.get_major_locator().set_params(integer=True)  # counts: no 2.5
+    if state.chosen:
+        title = "pair counts; red: the pair merged next (ties: the greatest pair)"
+    else:
+        title = (
+            f"pair counts after the last step ({limit} merges); red: the pair that would be next"
+        )
+    ax.set_title(title, wrap=True)
+    ax.tick_params(axis="x", rotation=45)
+    plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
+    fig.tight_layout()
+    return fig
+
+
 def sennrich_stepper(word_counts: dict[str, int] | None = None, merges: int = 10):
     """Step through Algorithm 1 merge by merge: the words with their symbols, the pair counts."""
     import ipywidgets as w
-    import matplotlib.pyplot as plt
 
     from bpe_course.reference.sennrich import PAPER_EXAMPLE, steps
 
@@ -169,18 +234,9 @@ def sennrich_stepper(word_counts: dict[str, int] | None = None, merges: int = 10
         with out:
             out.clear_output(wait=True)
             display(w.HTML(stepper_html(state, merges)))
-            ranked = sorted(state.pair_counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-            if not ranked:
-                return
-            fig, ax = plt.subplots(figsize=(7, 2.8))
-            labels = [f"{a} {b}" for (a, b), _ in ranked[:15]]
-            colours = ["tab:red" if pair == state.chosen else "tab:blue" for pair, _ in ranked[:15]]
-            ax.bar(labels, [c for _, c in ranked[:15]], color=colours)
-            ax.set_ylabel("count")
-            ax.set_title("pair counts (red: the pair merged next; ties go to the greatest pair)")
-            ax.tick_params(axis="x", rotation=60)
-            fig.tight_layout()
-            show_and_close(fig)
+            fig = pair_counts_figure(state, merges)
+            if fig is not None:
+                show_and_close(fig)
 
     slider.observe(redraw, names="value")
     redraw()
@@ -195,7 +251,7 @@ def heap_stepper(merges: int = 8, compaction_factor: float = 1.5):
     or stale), then what the merge did: stale pops, push-backs, pushes, a compaction."""
     import ipywidgets as w
 
-    from bpe_course.course.by_hand import heap_states
+    from bpe_course.course.by_hand import heap_states, plural
 
     states = heap_states(merges=merges, compaction_factor=compaction_factor)
     slider = _step_slider(len(states), "merge:", first=1)
@@ -205,9 +261,11 @@ def heap_stepper(merges: int = 8, compaction_factor: float = 1.5):
     def redraw(_=None) -> None:
         state = states[slider.value - 1]
         shown.value = (
+            f"<p>the heap before merge {slider.value}, in the order it would pop:</p>"
             f"<pre>{html.escape(state['heap'])}</pre><p>{html.escape(state['merge'])}</p>"
-            f"<p>so far: {state['pushes']} pushes, {state['stale_pops']} stale pops, "
-            f"{state['compactions']} compaction(s) (factor {compaction_factor})</p>"
+            f"<p>so far: {plural(state['pushes'], 'push', 'pushes')}, "
+            f"{plural(state['stale_pops'], 'stale pop')}, "
+            f"{plural(state['compactions'], 'compaction')} (factor {compaction_factor})</p>"
         )
 
     slider.observe(redraw, names="value")

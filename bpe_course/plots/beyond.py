@@ -3,7 +3,9 @@ what each change from V5 bought (a waterfall), and memory over time."""
 
 from __future__ import annotations
 
-from bpe_course.plots import METRIC_NAMES, describe, version_color, version_label
+import textwrap
+
+from bpe_course.plots import METRIC_NAMES, describe, style, version_color, version_label
 
 # Course versions in course order, then the posts' designs, then the libraries.
 ORDER = ("v0", "v1", "v2", "v3", "v4", "v5", "fastmax", "sites", "fast")
@@ -16,10 +18,10 @@ def ordered(versions) -> list[str]:
 
 
 def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
-    """Median time per version, bars side by side, one group per (corpus, size, vocab) cell, with
-    the range of the repeats as a line on each bar. ``log``: a logarithmic time axis; by default
-    when the slowest median is over 20 times the fastest (a linear axis would flatten the fast
-    versions into the floor)."""
+    """Median time per version, one panel per (corpus, size, vocab) cell, one horizontal bar per
+    version with the range of the repeats as a line and its median written beside it. ``log``: a
+    logarithmic time axis; by default when the slowest median is over 20 times the fastest (a
+    linear axis would flatten the fast versions into the floor)."""
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -30,35 +32,60 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
     versions = ordered(medians.columns)
     if log is None:
         log = bool(np.nanmax(medians.to_numpy()) > 20 * np.nanmin(medians.to_numpy()))
-    x = np.arange(len(medians))
-    width = 0.8 / max(1, len(versions))
-    fig, ax = plt.subplots(figsize=(2.0 + 1.8 * len(medians), 3.6))
-    for i, version in enumerate(versions):
-        offset = (i - (len(versions) - 1) / 2) * width
-        middle = medians[version].to_numpy()
-        spread = np.vstack([middle - stats["min"][version], stats["max"][version] - middle])
-        bars = ax.bar(
-            x + offset,
-            middle,
-            width,
-            color=version_color(version),
-            yerr=spread,
-            error_kw={"elinewidth": 0.8, "capsize": 1.5},
-        )
-        bars.set_label(version_label(version))
-        ax.bar_label(bars, fmt="%.3g", fontsize=6, padding=1)
-    labels = [f"{corpus} {size}\nvocab {vocab:,}" for corpus, _, size, vocab in medians.index]
-    ax.set_xticks(x, labels, fontsize=8)
+    # Rows of at most three panels, each wide enough for its bars and the medians written beside.
+    columns = min(3, len(medians))
+    rows = -(-len(medians) // columns)
+    height = 0.9 + 0.36 * len(versions)
+    fig, axes = plt.subplots(
+        rows, columns, figsize=(style.MAX_WIDTH, 0.7 + height * rows), sharex=True,
+        sharey=True, squeeze=False, layout="constrained",
+    )  # fmt: skip
+    y = np.arange(len(versions))
+    for ax, (cell, row) in zip(axes.flat, medians.iterrows()):
+        _side_by_side_panel(ax, row[versions], stats, cell, versions, y)
+    for ax in axes.flat[len(medians) :]:
+        ax.set_visible(False)
+    axes[0][0].set_yticks(y, [version_label(v) for v in versions])
+    axes[0][0].invert_yaxis()  # the first version on top
+    low, high = np.nanmin(stats["min"].to_numpy()), np.nanmax(stats["max"].to_numpy())
+    if log:  # one axis for all panels, ticks as plain numbers (1, 3, 10, 30), room for the text
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+        ax = axes[0][0]
+        ax.set_xscale("log")
+        ax.set_xlim(low / 1.5, high * 8)
+        ax.xaxis.set_major_locator(LogLocator(subs=(1, 3)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    else:
+        axes[0][0].set_xlim(0, high * 1.35)
     name = METRIC_NAMES.get(metric, metric)
-    if log:
-        ax.set_yscale("log")
-    ax.set_ylabel(f"{name} time (s), median{', log scale' if log else ''}")
-    ax.legend(fontsize=7)
-    ax.set_title(
-        f"Side by side, {name}: {describe(table)}; lines: range of the repeats", fontsize=9
-    )
-    fig.tight_layout()
+    fig.supxlabel(f"{name} time (s), median{', log scale' if log else ''}")
+    fig.suptitle(f"Side by side, {name}: {describe(table)}; lines: range of the repeats")
     return fig
+
+
+def _side_by_side_panel(ax, middle, stats, cell, versions, y) -> None:
+    """One cell of :func:`plot_side_by_side`: its bars, their ranges, their medians written."""
+    import numpy as np
+
+    low = np.array([stats["min"][v][cell] for v in versions])
+    high = np.array([stats["max"][v][cell] for v in versions])
+    middle = middle.to_numpy(dtype=float)
+    ax.barh(
+        y, middle, 0.7, color=[version_color(v) for v in versions],
+        xerr=np.vstack([middle - low, high - middle]), error_kw={"elinewidth": 1, "capsize": 2},
+    )  # fmt: skip
+    for where, (value, top) in enumerate(zip(middle, high)):
+        if np.isnan(value):  # at the panel's left edge, whatever the scale
+            ax.annotate("not run", (0.02, where), xycoords=("axes fraction", "data"), va="center",
+                        color="0.4", fontsize=style.SMALLEST)  # fmt: skip
+        else:
+            ax.annotate(f"{value:.3g} s", (top, where), va="center", xytext=(3, 0),
+                        textcoords="offset points", fontsize=style.SMALLEST)  # fmt: skip
+    corpus, _, size, vocab = cell
+    ax.set_title(f"{corpus} {size}, vocab {vocab:,}")
+    ax.xaxis.grid(True, alpha=0.3)
 
 
 def plot_waterfall(steps, title: str = ""):
@@ -67,20 +94,37 @@ def plot_waterfall(steps, title: str = ""):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    fig, ax = plt.subplots(figsize=(7.0, 3.4))
+    fig, ax = plt.subplots(figsize=(8.0, 3.8))
     seconds, saved = steps["seconds"].to_numpy(), steps["saved"].to_numpy()
     x = np.arange(len(steps))
     ax.bar(x[:1], seconds[:1], color=version_color("v5"))
     for i in range(1, len(steps)):
         ax.bar(i, saved[i], bottom=seconds[i], color="tab:green" if saved[i] >= 0 else "tab:red")
-        ax.annotate(f"-{saved[i]:.2f} s", (i, seconds[i - 1]), ha="center", va="bottom", fontsize=8)
+        ax.annotate(
+            f"-{saved[i]:.2f} s",
+            (i, seconds[i - 1]),
+            ha="center",
+            va="bottom",
+            fontsize=style.SMALLEST,
+        )
     end = len(steps)
     ax.bar(end, seconds[-1], color=version_color("fast"))
-    ax.annotate(f"{seconds[0]:.2f} s", (0, seconds[0]), ha="center", va="bottom", fontsize=8)
-    ax.annotate(f"{seconds[-1]:.2f} s", (end, seconds[-1]), ha="center", va="bottom", fontsize=8)
-    ax.set_xticks([*x, end], [*steps["step"], "fast"], fontsize=7, rotation=15)
+    ax.annotate(
+        f"{seconds[0]:.2f} s", (0, seconds[0]), ha="center", va="bottom", fontsize=style.SMALLEST
+    )
+    ax.annotate(
+        f"{seconds[-1]:.2f} s",
+        (end, seconds[-1]),
+        ha="center",
+        va="bottom",
+        fontsize=style.SMALLEST,
+    )
+    # Names wrapped, not slanted: slanted, a long one ran into its neighbour at projector size.
+    names = [textwrap.fill(name, 14) for name in [*steps["step"], "fast"]]
+    ax.set_xticks([*x, end], names, fontsize=style.SMALLEST)
+    ax.set_ylim(0, seconds.max() * 1.15)  # room for the numbers written above the bars
     ax.set_ylabel("end-to-end time (s), median")
-    ax.set_title(title or "What each change bought", fontsize=9)
+    ax.set_title(title or "What each change bought")
     fig.tight_layout()
     return fig
 
@@ -99,6 +143,6 @@ def plot_memory(samples, title: str = ""):
     twin.step(samples["seconds"], samples["processes"], color="tab:grey", lw=0.8, where="post")
     twin.set_ylabel("processes", color="tab:grey")
     twin.set_ylim(0, max(3, samples["processes"].max() + 1))
-    ax.set_title(title or "Memory over time", fontsize=9)
+    ax.set_title(title or "Memory over time", fontsize=style.SMALLEST)
     fig.tight_layout()
     return fig

@@ -45,7 +45,9 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     ratio = ratio_grid(table, metric, versions)
     values = ratio.to_numpy(dtype=float)
     spread = max(2.0, float(np.nanmax(np.abs(np.log(values)))) if values.size else 2.0)
-    fig, ax = plt.subplots(figsize=(1.0 + 0.62 * len(ratio.columns), 1.4 + 0.55 * len(ratio)))
+    # Cells wide enough for "≈1.23" at the projector floor; the notebook column caps the width.
+    width = min(style.MAX_WIDTH, 1.8 + 0.66 * len(ratio.columns))
+    fig, ax = plt.subplots(figsize=(width, 1.5 + 0.6 * len(ratio)))
     image = ax.imshow(
         values,
         cmap="RdBu_r",
@@ -79,7 +81,7 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
             f"{value:.2f}" if clear else f"≈{value:.2f}",
             ha="center",
             va="center",
-            fontsize=8,
+            fontsize=style.SMALLEST,
             color="white" if dark else "black",
             fontstyle="normal" if clear else "italic",
         )
@@ -94,7 +96,7 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     ax.set_title(
         f"{versions[1].upper()}/{versions[0].upper()} {METRIC_NAMES.get(metric, metric)} time "
         f"(blue: {versions[1].upper()} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
-        fontsize=9,
+        fontsize=style.SMALLEST,
     )
     fig.tight_layout()
     return fig

@@ -87,7 +87,7 @@ def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
     for ax in list(axes.flat)[len(pairs) :]:
         ax.set_visible(False)
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=style.SMALLEST, frameon=False)
     runs = table[table["traced"]].groupby(["shape", "size", "rung"])["repeat"].nunique()
     repeats = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()}-{runs.max()}"
     fig.suptitle(
@@ -161,7 +161,7 @@ def plot_ladder_steps(table, vocab_sizes=(1000, 10000), metric: str = "cpu_s"):
         ax.set_title(f"vocab {vocab:,}")
         ax.grid(True, axis="y", which="both", alpha=0.3)
     axes[0][0].set_ylabel(METRIC_LABELS.get(metric, metric))
-    axes[0][-1].legend(fontsize=8, loc="upper right")
+    axes[0][-1].legend(fontsize=style.SMALLEST, loc="upper right")
     fig.suptitle("Each step of the V5 ladder (left: the post's V5; right: the course's)")
     fig.tight_layout()
     return fig

@@ -31,7 +31,8 @@ def _figure(panels: int, jobs: int, horizontal: bool):
     import matplotlib.pyplot as plt
 
     size = (6.4, 0.9 + 0.45 * jobs) if horizontal else style.grid_size(panels, 2)
-    return plt.subplots(1, panels, figsize=size, squeeze=False)
+    # Constrained layout: it makes room for a legend placed outside the panels (see _legend).
+    return plt.subplots(1, panels, figsize=size, squeeze=False, layout="constrained")
 
 
 def plot_repeats(
@@ -61,11 +62,25 @@ def plot_repeats(
         _axes(ax, jobs, x, xlabel, ylabel, horizontal, log)
         if horizontal and not log:  # room for the medians written at the right
             ax.set_xlim(0, table[y].max() * 1.25)
-        ax.set_title(panel_title, fontsize=9 if horizontal else None)
+        ax.set_title(panel_title)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    if x != "job" and most > 1:
+        _legend(fig, axes[0])
     return fig
+
+
+def _legend(fig, axes) -> None:
+    """One legend for all panels, below them: inside a panel it covered points (a median at the
+    smallest size sat under it), and every panel draws the same jobs in the same colours."""
+    labels: dict[str, object] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            labels.setdefault(label, handle)
+    fig.legend(
+        list(labels.values()), list(labels), loc="outside lower center", ncols=len(labels),
+        frameon=False,
+    )  # fmt: skip
 
 
 def _draw(ax, part: pd.DataFrame, position: int, x: str, y: str, color: str, horizontal: bool):
@@ -81,7 +96,7 @@ def _draw(ax, part: pd.DataFrame, position: int, x: str, y: str, color: str, hor
         ax.plot(stats["median"], where, "|", color="black", ms=14, mew=2)
         unit = " s" if y == "seconds" else ""
         median, high = stats["median"].iloc[0], stats["max"].iloc[0]
-        ax.annotate(f" {median:.3g}{unit}", (high, position), va="center", fontsize=8)
+        ax.annotate(f" {median:.3g}{unit}", (high, position), va="center")
         return
     ax.errorbar(
         where, stats["median"], yerr=spread, fmt="o-" if x != "job" else "o",
@@ -96,8 +111,6 @@ def _axes(ax, jobs: list, x: str, xlabel: str, ylabel: str, horizontal: bool, lo
     if x == "job":
         job_axis.set_ticks(range(len(jobs)), [_label(job) for job in jobs])
         (ax.set_ylim if horizontal else ax.set_xlim)(-0.6, len(jobs) - 0.4)
-    elif len(jobs) > 1:
-        ax.legend()
     if horizontal:
         ax.invert_yaxis()  # the first job on top
     if log:

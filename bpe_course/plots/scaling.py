@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from bpe_course.plots import METRIC_NAMES, describe, median_times, version_color, version_label
+from bpe_course.plots import (
+    METRIC_NAMES,
+    describe,
+    median_times,
+    style,
+    version_color,
+    version_label,
+)
 
 
 def speedups(table, metric: str = "total_s", size_bytes: int | None = None, vocab_size=None):
@@ -70,16 +77,16 @@ def plot_speedups(table, size_mb: float, vocab_size: int, metric: str = "total_s
         0.4,
         label="V1-V5 post (one run, as published)",
     )
-    ax.bar_label(mine, labels=[f"{m:.0f}x" for m in median], fontsize=9, padding=2)
-    ax.bar_label(post, fmt="%.0fx", fontsize=9, padding=2)
+    ax.bar_label(mine, labels=[f"{m:.0f}x" for m in median], fontsize=style.SMALLEST, padding=2)
+    ax.bar_label(post, fmt="%.0fx", fontsize=style.SMALLEST, padding=2)
     ax.set_yscale("log")
     ax.set_xticks(x, [version_label(v) for v in versions])
     ax.set_ylabel(f"speed-up over V1 ({METRIC_NAMES.get(metric, metric)})")
-    ax.legend(fontsize=9, loc="upper right")
+    ax.legend(fontsize=style.SMALLEST, loc="upper right")
     ax.set_title(
         f"Speed-up over V1, {size_mb:g} MB, vocab {vocab_size:,}: {describe(table)}\n"
         f"ranked where the repeats are apart: {ranking(ours)}\npost: {V1_V5_POST}",
-        fontsize=9,
+        fontsize=style.SMALLEST,
     )
     fig.tight_layout()
     return fig
@@ -152,16 +159,19 @@ def plot_scaling(
             axis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("corpus size (MB)")
         ax.set_ylabel(f"{METRIC_NAMES.get(name, name)} time (s)")
-        ax.set_title(METRIC_NAMES.get(name, name), fontsize=9)
-        ax.legend(fontsize=8)
+        ax.set_title(METRIC_NAMES.get(name, name), fontsize=style.SMALLEST)
+        ax.legend(fontsize=style.SMALLEST)
         if name in CLAIMED_GROWTH:
             notes.append(f"{METRIC_NAMES.get(name, name)}: expected {CLAIMED_GROWTH[name]}")
     slopes = scaling_slopes(ok, metrics[0])
     if "W" in slopes:
         notes.append(f"measured: distinct words W grow like N^{slopes['W']:.2f} (Heaps' law)")
-    fig.suptitle(f"Time against corpus size, vocab {vocab_size:,}: {describe(table)}", fontsize=9)
+    fig.suptitle(
+        f"Time against corpus size, vocab {vocab_size:,}: {describe(table)}",
+        fontsize=style.SMALLEST,
+    )
     fig.tight_layout()
-    fig.text(0.01, 0.0, "\n".join(notes), va="top", fontsize=8)
+    fig.text(0.01, 0.0, "\n".join(notes), va="top", fontsize=style.SMALLEST)
     return fig
 
 
@@ -198,10 +208,15 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
             f"{t['median']:.2g} s\n({t['min']:.2g}-{t['max']:.2g})",
             ha="center",
             va="bottom",
-            fontsize=8,
+            fontsize=style.SMALLEST,
         )
         ax.text(
-            i, share[version] * 50, f"{share[version]:.0%}", ha="center", va="center", fontsize=9
+            i,
+            share[version] * 50,
+            f"{share[version]:.0%}",
+            ha="center",
+            va="center",
+            fontsize=style.SMALLEST,
         )
     ax.set_ylim(0, 122)
     ax.set_ylabel("share of the time (%)")
@@ -212,7 +227,7 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
                 facecolor="white", edgecolor="black", label="merge loop (in the version's colour)"
             ),
         ],
-        fontsize=8,
+        fontsize=style.SMALLEST,
         loc="lower left",
         bbox_to_anchor=(0, -0.32),
         ncol=2,
@@ -223,7 +238,7 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
         f"Where the time goes, {ok['size'].iloc[0] if len(ok) else ''}, vocab {vocab_size:,} "
         f"(medians of {repeats} repeats; above: total seconds, median and range)"
         f"\n{describe(table)}",
-        fontsize=9,
+        fontsize=style.SMALLEST,
     )
     fig.tight_layout()
     return fig

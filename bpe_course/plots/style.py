@@ -14,16 +14,20 @@ MAX_WIDTH = 9.4  # inches: 940 pixels at DPI, inside the notebook column
 PANEL_WIDTH = 4.6  # one panel of a grid of panels, two side by side
 PANEL_HEIGHT = 3.0
 
+# A projector shows the notebook column across a room: no text under about 14 pixels, which at
+# DPI is 10 points (10 / 72 * 100 = 13.9 px). ``SMALLEST`` is the floor a figure's own font sizes
+# (annotations, crowded tick labels) must not go below.
+SMALLEST = 10
 RC = {
     "figure.dpi": DPI,
     "savefig.dpi": SAVE_DPI,
-    "font.size": 10,
-    "axes.titlesize": 10,
-    "axes.labelsize": 10,
-    "xtick.labelsize": 9,
-    "ytick.labelsize": 9,
-    "legend.fontsize": 9,
-    "figure.titlesize": 10,
+    "font.size": 11,
+    "axes.titlesize": 11,
+    "axes.labelsize": 11,
+    "xtick.labelsize": SMALLEST,
+    "ytick.labelsize": SMALLEST,
+    "legend.fontsize": SMALLEST,
+    "figure.titlesize": 12,
 }
 
 

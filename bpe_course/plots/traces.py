@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bpe_course.plots import style
+
 
 def plot_per_merge(trace, title: str = "", window: int = 25):
     """Words touched and time per merge across training (V4 and V5), the crossover's cause.
@@ -28,7 +30,7 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     top.plot([], [], "r:", label="V1-V5 post's typical A (its corpus unnamed, W ≈ 100k)")
     top.set_yscale("log")
     top.set_ylabel("words touched")
-    top.legend(fontsize=8)
+    top.legend(fontsize=style.SMALLEST)
     for version, part in trace.groupby("version"):
         microseconds = part["seconds"].iloc[1:] * 1e6  # the first merge also paid the set-up
         bottom.plot(
@@ -40,8 +42,8 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     bottom.set_ylabel("time per merge (µs)")
     bottom.set_xlabel("merge number")
     bottom.set_xlim(1, trace["merge"].max())
-    bottom.legend(fontsize=8)
-    top.set_title(title or "Per-merge cost across training", fontsize=9)
+    bottom.legend(fontsize=style.SMALLEST)
+    top.set_title(title or "Per-merge cost across training", fontsize=style.SMALLEST)
     fig.tight_layout()
     return fig
 
@@ -65,8 +67,8 @@ def plot_cumulative(trace, title: str = ""):
     ax.set_ylabel("merge-loop time so far (s)")
     ax.set_xlim(0, trace["merge"].max())
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8)
-    ax.set_title(title or "Cumulative merge-loop time", fontsize=9)
+    ax.legend(fontsize=style.SMALLEST)
+    ax.set_title(title or "Cumulative merge-loop time", fontsize=style.SMALLEST)
     fig.tight_layout()
     return fig
 
