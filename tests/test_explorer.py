@@ -400,3 +400,17 @@ def test_presentation_mode_enlarges_the_text_and_the_figure_fits_the_room() -> N
     width, height = view.figure.get_size_inches() * view.figure.dpi
     assert round(width) == 1900 - SIDE_PX and round(height) == 800 - BELOW_PX
     assert len(view.figure.axes) == 2
+
+
+def test_stored_grids_name_their_grid_and_a_machine_no_reader_run_shares() -> None:
+    """A reader's runs, even on the machine that made the stored grids, get a label of their
+    own: they are never counted as repeats of a stored cell unless the reader pools them."""
+    from bpe_course.bench.harness import machine_label
+    from bpe_course.bench.results import stored_result_files
+
+    stored = load_results(p for p in stored_result_files() if p.parent.name == "results")
+    assert not stored.empty and stored["grid"].notna().all()
+    assert {"crossover", "ablation", "versions"} <= set(stored["grid"])
+    assert machine_label() not in set(stored["machine"])
+    crossover = stored[(stored["grid"] == "crossover") & (stored["corpus"] == "stories")]
+    assert crossover.groupby(["size_bytes", "vocab_size", "version"]).size().max() == 3
