@@ -86,8 +86,14 @@ class Job:
 
 
 SIDE_PX = 60  # the figure's toolbar and margins beside it, in pixels
-BELOW_PX = 56  # the read-out line under the figure and the cell's margin
+BELOW_PX = 90  # the toolbar above the figure, the read-out line under it, margins
 PRESENTATION_SCALE = 1.6  # text size of the figure in presentation mode
+# ipympl lays its toolbar over the figure (position: absolute), where it hides the first panel's
+# title or label: here it takes its own room above the figure.
+STYLE = """
+.bpe-explorer .jupyter-matplotlib { display: flex; flex-direction: column; }
+.bpe-explorer .jupyter-matplotlib-toolbar { position: static !important; order: -1; }
+"""
 
 
 class Explorer:
@@ -175,10 +181,19 @@ class Explorer:
             value=False, description="log time", indent=False, layout=_width(100)
         )
         self.presentation = w.ToggleButton(
-            value=False, description="presentation", tooltip="larger text, for a projector"
+            value=False,
+            description="presentation",
+            tooltip="larger text in the figure, for a projector",
+            layout=_width(110),
+        )
+        self.show_controls = w.ToggleButton(
+            value=True,
+            description="controls",
+            tooltip="hide the controls: the figure takes their room",
+            layout=_width(90),
         )
         self.measure_button = w.Button(
-            description="measure missing cells", disabled=runner is None, layout=_width(180)
+            description="measure missing cells", disabled=runner is None, layout=_width(170)
         )
         self.cancel_button = w.Button(description="cancel", disabled=True, layout=_width(80))
         self.save_figure_button = w.Button(description="save figure", layout=_width(100))
@@ -215,8 +230,9 @@ class Explorer:
         self.redraw()
 
     def _layout(self, w):
-        """Controls in a band that wraps on a narrow screen (every list box tall enough to show
-        all its items), the status, then the figure, which fills the room left below."""
+        """A band of controls that wraps on a narrow screen (every list box tall enough to show
+        all its items) and can be hidden, a line with the status, then the figure, which fills
+        the room left below it (the ``window`` widget measures it)."""
 
         def column(title: str, *children, width: int | None = None):
             box = w.VBox([w.HTML(f"<b>{title}</b>"), *children])
@@ -224,11 +240,18 @@ class Explorer:
                 box.layout.width = f"{width}px"
             return box
 
-        band = w.HBox(
+        self.band = w.HBox(
             [
                 column("corpus and size", self.corpus, self.size, self.add_size),
                 column("versions", self.version, self.own_trainer),
-                column("runs (grid, machine)", self.runs, self.pool),
+                column(
+                    "runs (grid, machine)",
+                    self.runs,
+                    self.pool,
+                    w.HBox([self.measure_button, self.cancel_button]),
+                    self.progress,
+                    w.HBox([self.save_figure_button, self.save_table_button]),
+                ),
                 column(
                     "vocab size and time",
                     self.vocab,
@@ -236,20 +259,19 @@ class Explorer:
                     self.metric,
                     self.scale,
                     w.HBox([self.log_x, self.log_y]),
-                    self.presentation,
-                ),
-                column(
-                    "measure and export",
-                    self.measure_button,
-                    w.HBox([self.cancel_button, self.progress]),
-                    w.HBox([self.save_figure_button, self.save_table_button]),
                 ),
             ],
-            layout=w.Layout(flex_flow="row wrap", justify_content="flex-start", grid_gap="0 16px"),
+            layout=w.Layout(flex_flow="row wrap", grid_gap="0 16px"),
+        )
+        self.show_controls.observe(
+            lambda change: setattr(self.band.layout, "display", None if change.new else "none"),
+            names="value",
         )
         figure = w.VBox([self.canvas])
         figure.add_class("bpe-explorer-figure")
-        parts = [band, self.status, figure, self.readout]
+        top = w.HBox([self.show_controls, self.presentation, self.status])
+        top.layout.align_items = "center"
+        parts = [w.HTML(f"<style>{STYLE}</style>"), self.band, top, figure, self.readout]
         if self.window is not None:
             parts.append(self.window)
         root = w.VBox(parts)
@@ -355,7 +377,7 @@ class Explorer:
         if width <= 0 or height <= 0:
             return
         dpi = getattr(self.figure, "_original_dpi", self.figure.dpi)  # before a HiDPI screen's
-        pixels = (max(width - SIDE_PX, 480), max(height - BELOW_PX, 320))
+        pixels = (max(width - SIDE_PX, 480), max(height - BELOW_PX, 240))
         current = self.figure.get_size_inches() * dpi
         if abs(current[0] - pixels[0]) < 8 and abs(current[1] - pixels[1]) < 8:
             return  # no redraw for a pixel or two (a resize loop would flicker)
@@ -600,6 +622,11 @@ def _figure(interactive: bool | None):
 
             manager = new_figure_manager_given_figure(id(figure), figure)
             manager.canvas.header_visible = False
+            # a toolbar of its own above the figure: one laid over it hides the first panel's
+            # title and axis label
+            manager.canvas.toolbar_position = "top"
+            manager.canvas.toolbar_visible = "visible"
+            manager.canvas.footer_visible = False
             return figure, manager.canvas
         except ImportError:
             pass

@@ -17,9 +17,12 @@ import traitlets
 # (JupyterLab's notebook panel, or the page in Voila), and sends them when they change.
 _ESM = """
 function scroller(el) {
+  // the nearest ancestor that scrolls (JupyterLab's notebook panel); none in Voila's page,
+  // whose containers grow with their content
   for (let node = el.parentElement; node; node = node.parentElement) {
     const style = getComputedStyle(node);
-    if (/(auto|scroll)/.test(style.overflowY) && node.clientHeight > 0) return node;
+    const scrolls = /(auto|scroll)/.test(style.overflowY);
+    if (scrolls && node.clientHeight > 0 && node.scrollHeight > node.clientHeight + 1) return node;
   }
   return null;
 }
@@ -31,9 +34,15 @@ function render({ model, el }) {
     const below = root.querySelector('.' + model.get('below_class')) || root;
     const area = scroller(root);
     const visible = area ? Math.min(area.clientHeight, window.innerHeight) : window.innerHeight;
-    const offset = below.getBoundingClientRect().top - root.getBoundingClientRect().top;
+    // counted from the top of the page when the widget starts near it (Voila: its heading is
+    // on the screen too), else from the widget's own top (a notebook scrolled to it)
+    const contentTop = area ? area.getBoundingClientRect().top - area.scrollTop : -window.scrollY;
+    const rootTop = root.getBoundingClientRect().top;
+    const start = rootTop - contentTop < visible / 4 ? contentTop : rootTop;
+    const offset = below.getBoundingClientRect().top - start;
     const width = Math.round(root.getBoundingClientRect().width);
     const height = Math.round(visible - offset);
+    el.dataset.reported = width + 'x' + height;  // for a test to read
     if (width !== model.get('width') || height !== model.get('height')) {
       model.set('width', width);
       model.set('height', height);
