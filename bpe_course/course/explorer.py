@@ -200,7 +200,9 @@ class Explorer:
         self.save_table_button = w.Button(description="save table", layout=_width(100))
         self.progress = w.IntProgress(value=0, min=0, max=1, layout=_width(180))
         self.status = w.HTML()
+        self.status.add_class("bpe-explorer-status")
         self.readout = w.HTML(READOUT_HINT)
+        self.readout.add_class("bpe-explorer-readout")
         self.figure, self.canvas = _figure(interactive)
         for control in (
             self.corpus,
@@ -267,6 +269,7 @@ class Explorer:
             lambda change: setattr(self.band.layout, "display", None if change.new else "none"),
             names="value",
         )
+        self.band.add_class("bpe-explorer-controls")
         figure = w.VBox([self.canvas])
         figure.add_class("bpe-explorer-figure")
         top = w.HBox([self.show_controls, self.presentation, self.status])
@@ -383,7 +386,7 @@ class Explorer:
             return  # no redraw for a pixel or two (a resize loop would flicker)
         with self.lock:
             self.figure.set_size_inches(pixels[0] / dpi, pixels[1] / dpi, forward=True)
-        self.redraw()
+        self.redraw(from_thread=True)  # drawn at once: the browser shows the canvas resized
 
     def _extend(self, control, options, also: list) -> None:
         """New options for a list box, keeping what was selected (replacing the options of an
