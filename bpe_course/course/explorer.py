@@ -349,7 +349,8 @@ class Explorer:
         elif stats.empty:
             parts = ["nothing measured in this selection"]
         else:
-            parts = [f"{len(stats)} points from {int((shown['status'] == 'ok').sum())} runs"]
+            runs = int((shown["status"] == "ok").sum())
+            parts = [f"{_count(len(stats), 'point')} from {_count(runs, 'run')}"]
         if chosen.versions:
             missing = missing_cells(self.table, chosen)
             queued = len(set(missing) & self.job.pending()) if self.job else 0
@@ -596,6 +597,10 @@ def _window_size(on_change: Callable[[int, int], None]):
     window = WindowSize()
     window.observe(lambda _: on_change(window.width, window.height), names=["width", "height"])
     return window
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _numbers(text: str) -> list[int]:
