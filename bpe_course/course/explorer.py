@@ -469,24 +469,27 @@ class Explorer:
         self.redraw()
 
     def _measure(self, job: Job) -> None:
-        for cell in job.cells:
-            if self.cancel.is_set():
-                break
-            try:
-                row = self.runner(cell, self.cancel)
-            except Exception as error:  # shown in the status; the other cells go on
-                job.failed.append(f"{cell[3]} vocab {cell[2]:,}: {str(error).splitlines()[0]}")
-            else:
-                if row.get("status") == "cancelled":
+        try:
+            for cell in job.cells:
+                if self.cancel.is_set():
                     break
-                self._add_row(row)
-            job.done += 1
-            self.progress.value = job.done
+                try:
+                    row = self.runner(cell, self.cancel)
+                except Exception as error:  # shown in the status; the other cells go on
+                    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+                    job.failed.append(f"{cell[3]} vocab {cell[2]:,}: {first}")
+                else:
+                    if row.get("status") == "cancelled":
+                        break
+                    self._add_row(row)
+                job.done += 1
+                self.progress.value = job.done
+                self.redraw(from_thread=True)
+        finally:  # whatever happened, the buttons work again and the status says it has ended
+            job.cancelled = self.cancel.is_set()
+            job.running = False
+            self.measure_button.disabled, self.cancel_button.disabled = False, True
             self.redraw(from_thread=True)
-        job.cancelled = self.cancel.is_set()
-        job.running = False
-        self.measure_button.disabled, self.cancel_button.disabled = False, True
-        self.redraw(from_thread=True)
 
     def _add_row(self, row: dict) -> None:
         new = pd.DataFrame([{**row, "grid": "explorer"}])
