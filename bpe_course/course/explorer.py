@@ -27,6 +27,7 @@ from bpe_course.bench.results import (
     summary,
     with_runs,
 )
+from bpe_course.course.live_figure import CANVAS_STYLE, live_figure, show_figure, window_size
 from bpe_course.plots import version_label
 
 Cell = tuple[str, int, int, str]  # corpus, size in bytes, vocab size, version
@@ -88,12 +89,6 @@ class Job:
 SIDE_PX = 60  # the figure's toolbar and margins beside it, in pixels
 BELOW_PX = 90  # the toolbar above the figure, the read-out line under it, margins
 PRESENTATION_SCALE = 1.6  # text size of the figure in presentation mode
-# ipympl lays its toolbar over the figure (position: absolute), where it hides the first panel's
-# title or label: here it takes its own room above the figure.
-STYLE = """
-.bpe-explorer .jupyter-matplotlib { display: flex; flex-direction: column; }
-.bpe-explorer .jupyter-matplotlib-toolbar { position: static !important; order: -1; }
-"""
 
 
 class Explorer:
@@ -203,7 +198,7 @@ class Explorer:
         self.status.add_class("bpe-explorer-status")
         self.readout = w.HTML(READOUT_HINT)
         self.readout.add_class("bpe-explorer-readout")
-        self.figure, self.canvas = _figure(interactive)
+        self.figure, self.canvas = live_figure(interactive)
         for control in (
             self.corpus,
             self.size,
@@ -227,7 +222,7 @@ class Explorer:
         self.save_table_button.on_click(lambda _: self.save_table())
         if hasattr(self.figure.canvas, "mpl_connect"):
             self.figure.canvas.mpl_connect("motion_notify_event", self._hover)
-        self.window = _window_size(self._fit) if not isinstance(self.canvas, w.Output) else None
+        self.window = window_size(self._fit) if not isinstance(self.canvas, w.Output) else None
         self.widget = self._layout(w)
         self.redraw()
 
@@ -274,7 +269,7 @@ class Explorer:
         figure.add_class("bpe-explorer-figure")
         top = w.HBox([self.show_controls, self.presentation, self.status])
         top.layout.align_items = "center"
-        parts = [w.HTML(f"<style>{STYLE}</style>"), self.band, top, figure, self.readout]
+        parts = [w.HTML(f"<style>{CANVAS_STYLE}</style>"), self.band, top, figure, self.readout]
         if self.window is not None:
             parts.append(self.window)
         root = w.VBox(parts)
@@ -324,7 +319,7 @@ class Explorer:
             empty = self._why_empty(chosen) if stats.empty else ""
             scale = PRESENTATION_SCALE if self.presentation.value else 1.0
             self.points = draw_explorer(self.figure, stats, chosen, scale, empty)
-            _show(self.figure, self.canvas, now=from_thread)
+            show_figure(self.figure, self.canvas, now=from_thread)
             if stats.empty:
                 self.readout.value = READOUT_HINT
             self.status.value = self._status(chosen, stats, empty)
@@ -590,18 +585,6 @@ def _list(w, options: list, value: list, width: int = 230):
     )
 
 
-def _window_size(on_change: Callable[[int, int], None]):
-    """The browser's room for the figure, reported to ``on_change``; None without anywidget
-    (the figure then keeps its default size)."""
-    try:
-        from bpe_course.course.window import WindowSize
-    except ImportError:
-        return None
-    window = WindowSize()
-    window.observe(lambda _: on_change(window.width, window.height), names=["width", "height"])
-    return window
-
-
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
@@ -614,60 +597,3 @@ def _width(pixels: int):
     import ipywidgets as w
 
     return w.Layout(width=f"{pixels}px")
-
-
-def _figure(interactive: bool | None):
-    """A figure and what shows it: an ipympl canvas (zoom, pan, hover) when ipympl works in this
-    kernel, else an Output that shows the figure as a picture."""
-    import ipywidgets as w
-    from matplotlib.figure import Figure
-
-    from bpe_course.plots import style
-
-    figure = Figure(figsize=(style.MAX_WIDTH, 6.0), dpi=style.DPI)
-    if interactive is None:
-        interactive = _in_kernel()
-    if interactive:
-        try:
-            from ipympl.backend_nbagg import new_figure_manager_given_figure
-
-            manager = new_figure_manager_given_figure(id(figure), figure)
-            manager.canvas.header_visible = False
-            # a toolbar of its own above the figure: one laid over it hides the first panel's
-            # title and axis label
-            manager.canvas.toolbar_position = "top"
-            manager.canvas.toolbar_visible = "visible"
-            manager.canvas.footer_visible = False
-            return figure, manager.canvas
-        except ImportError:
-            pass
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    FigureCanvasAgg(figure)
-    return figure, w.Output()
-
-
-def _in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
-def _show(figure, canvas, now: bool = False) -> None:
-    """Show the redrawn figure. From the measuring thread, draw at once: a deferred draw is
-    scheduled on the kernel's event loop, which runs it only when the notebook next wakes up."""
-    import ipywidgets as w
-
-    if isinstance(canvas, w.Output):
-        from IPython.display import display
-
-        with canvas:
-            canvas.clear_output(wait=True)
-            display(figure)
-    elif now:
-        canvas.draw()
-    else:
-        canvas.draw_idle()
