@@ -414,3 +414,17 @@ def test_stored_grids_name_their_grid_and_a_machine_no_reader_run_shares() -> No
     assert machine_label() not in set(stored["machine"])
     crossover = stored[(stored["grid"] == "crossover") & (stored["corpus"] == "stories")]
     assert crossover.groupby(["size_bytes", "vocab_size", "version"]).size().max() == 3
+
+
+def test_rows_without_a_grid_take_the_grid_their_file_is_named_after(tmp_path) -> None:
+    old = grid()  # written before rows named their grid
+    new = grid().assign(grid="crossover", repeat=5)
+    (tmp_path / "crossover-stories.csv").write_text(
+        pd.concat([old, new], ignore_index=True).to_csv(index=False)
+    )
+    old.to_csv(tmp_path / "ablation_wide.csv", index=False)
+    table = load_results(sorted(tmp_path.glob("*.csv")))
+    assert table.groupby("source")["grid"].unique().map(list).to_dict() == {
+        "ablation_wide.csv": ["ablation"],
+        "crossover-stories.csv": ["crossover"],
+    }

@@ -38,8 +38,9 @@ def load_results(paths: Iterable[str | Path]) -> pd.DataFrame:
                 f"{path} is not a benchmark table written by `bpe-course bench` "
                 f"(missing {sorted(missing)})"
             )
-        if "grid" not in table.columns:  # a table written before rows named their grid
-            table["grid"] = grid_of_file(path)
+        # rows written before rows named their grid: the grid the file's name says
+        known = table["grid"] if "grid" in table.columns else pd.Series(None, table.index, object)
+        table["grid"] = known.astype(object).fillna(grid_of_file(path))
         tables.append(table.assign(source=path.name))
     if not tables:
         return pd.DataFrame(columns=[*sorted(NEEDED), "machine", "grid", "runs", "source"])
