@@ -65,3 +65,33 @@ def test_peak_memory_is_the_worker_s_own(tmp_path) -> None:
     row = run_cell(course_corpus("30KB"), "v5", 300, 1, 120)
     assert row["status"] == "ok" and 0 < row["peak_rss_mb"] < 300, row["peak_rss_mb"]
     del ballast
+
+
+def test_the_progress_bar_counts_a_run_when_it_has_finished(tmp_path, monkeypatch) -> None:
+    """The bar must never say 2/2 while the second run goes on: each run is counted after it."""
+    import tqdm.auto
+
+    events: list[str] = []
+
+    class Bar:
+        def __init__(self, total, **options) -> None:
+            self.n = 0
+
+        def update(self, n: int) -> None:
+            self.n += n
+            events.append(f"counted {self.n}")
+
+        def close(self) -> None:
+            events.append("closed")
+
+    def fake_run(corpus, version, vocab_size, workers, timeout_s):
+        events.append(f"ran {version}")
+        return {"status": "ok", "merges_sha": "same"}
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    monkeypatch.setattr(bench, "run_cell", fake_run)
+    grid = Grid(("v4", "v5"), ("30KB",), (280,), repeats=1, timeout_s=120, name="test")
+    table = run_grid(grid, tmp_path / "runs.csv", workers=1, progress=True)
+    assert events == ["ran v4", "counted 1", "ran v5", "counted 2", "closed"]
+    assert set(table["grid"]) == {"test"}  # each row names its grid: grids never pool
+    assert "cores" in table["machine"].iloc[0]  # and its machine, with its cores

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -233,7 +234,7 @@ def run_notebook(page, base: str, token: str, name: str, target_selector: str):
 
 
 def status_of(explorer) -> str:
-    return explorer.locator(".widget-html").first.inner_text()
+    return explorer.locator(".bpe-explorer-status").first.inner_text()
 
 
 def test_explorer_in_jupyterlab(jupyter_lab) -> None:
@@ -265,7 +266,9 @@ def test_explorer_in_jupyterlab(jupyter_lab) -> None:
 
             # A corpus size nobody measured: its cells are missing; measure them, points appear.
             # One version only, to keep the runs few (one per vocab size of the range).
-            explorer.locator(".widget-select-multiple select").nth(2).select_option(["v5"])
+            explorer.locator(".widget-select-multiple select").nth(2).select_option(
+                label=["V5 heap"]
+            )
             status = status_of(explorer)
             size_box = explorer.locator("input[placeholder='add a size: 2MB']")
             size_box.fill("30KB")
@@ -275,8 +278,8 @@ def test_explorer_in_jupyterlab(jupyter_lab) -> None:
             empty_plot = canvas_image(explorer)
             explorer.get_by_role("button", name="measure missing cells").click()
             page.wait_for_function(
-                "(el) => /; measured \\d+ of \\d+ missing/.test(el.innerText)",
-                arg=explorer.locator(".widget-html").first.element_handle(),
+                "(el) => /; measured \\d+ of \\d+ queued/.test(el.innerText)",
+                arg=explorer.locator(".bpe-explorer-status").first.element_handle(),
                 timeout=300_000,
             )
             page.screenshot(path=str(ARTIFACTS / "explorer_measured.png"))
@@ -290,7 +293,7 @@ def test_explorer_in_jupyterlab(jupyter_lab) -> None:
             explorer.get_by_role("button", name="cancel").click()
             page.wait_for_function(
                 "(el) => el.innerText.includes('(cancelled)')",
-                arg=explorer.locator(".widget-html").first.element_handle(),
+                arg=explorer.locator(".bpe-explorer-status").first.element_handle(),
                 timeout=300_000,
             )
             page.screenshot(path=str(ARTIFACTS / "explorer_cancelled.png"))
@@ -356,10 +359,12 @@ def test_widget_in_jupyterlab(jupyter_lab, name, selector, control, text) -> Non
             browser.close()
 
 
-def test_explore_page(tmp_path) -> None:
-    """``bpe-course explore``: the explorer alone, served by Voila on 127.0.0.1."""
-    sync_api = pytest.importorskip("playwright.sync_api")
+@pytest.fixture(scope="module")
+def explore_page(tmp_path_factory):
+    """``bpe-course explore`` (the explorer alone, served by Voila on 127.0.0.1): its address.
+    One server for the module; every page load gets a kernel of its own."""
     pytest.importorskip("voila", reason="the explore page needs the explore extra")
+    tmp_path = tmp_path_factory.mktemp("explore")
     port = free_port()
     env = {
         **os.environ,
@@ -374,26 +379,252 @@ def test_explore_page(tmp_path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=open(tmp_path / "voila.log", "wb"),
     )
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     try:
         wait_for_server(f"http://127.0.0.1:{port}/", server, tmp_path / "voila.log", "Voila")
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            try:
-                page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
-                explorer = page.locator(".widget-vbox:has(.widget-toggle-buttons)").first
-                explorer.wait_for(timeout=180_000)
-                page.wait_for_timeout(1000)
-                assert page.get_by_text("Error displaying widget").count() == 0
-                before = canvas_image(explorer)
-                explorer.get_by_role("button", name="end to end").click()
-                wait_for_change(page, lambda: canvas_image(explorer), before, "the figure")
-                page.screenshot(path=str(ARTIFACTS / "explore_page.png"))
-            finally:
-                browser.close()
+        yield f"http://127.0.0.1:{port}/"
     finally:
         stop_server(server)
+
+
+@contextlib.contextmanager
+def explorer_page(url: str, width: int, height: int):
+    """The explore page in a window of ``width`` x ``height``, loaded and sized: (page, root)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            page.goto(url, timeout=180_000)
+            root = page.locator(".bpe-explorer").first
+            root.wait_for(timeout=180_000)
+            # the figure is sized once the browser has reported the room it has
+            page.wait_for_function(SIZED_JS, timeout=60_000)
+            assert page.get_by_text("Error displaying widget").count() == 0
+            yield page, root
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / f"explore_failure_{width}.png"))
+            raise
+        finally:
+            browser.close()
+
+
+# The figure has been resized to what the page reported (its canvas as wide as reported, less
+# the toolbar's margin), and stays so for a moment.
+SIZED_JS = """() => {
+    const box = document.querySelector('[data-reported]');
+    const canvas = document.querySelector('.bpe-explorer canvas');
+    if (!box || !canvas) return false;
+    const width = parseInt(box.dataset.reported);
+    return Math.abs(canvas.getBoundingClientRect().width - (width - 60)) <= 2;
+}"""
+
+# The figure is drawn over the whole canvas: its bottom fifth is not blank (an old, smaller image
+# drawn on a canvas resized for a new one leaves it blank until the new image comes).
+DRAWN_JS = """() => {
+    const canvas = document.querySelector('.bpe-explorer canvas');
+    const context = canvas.getContext('2d');
+    const top = Math.floor(canvas.height * 0.8);
+    const pixels = context.getImageData(0, top, canvas.width, canvas.height - top).data;
+    let ink = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+        if (pixels[i + 3] > 0 && pixels[i] + pixels[i + 1] + pixels[i + 2] < 600) ink++;
+    }
+    return ink > 50;
+}"""
+
+# Bounding boxes of what must be on the first screen, whole: no part clipped or off the window.
+LAYOUT_JS = """() => {
+    const box = el => { const r = el.getBoundingClientRect();
+        return {left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+                width: r.width, height: r.height}; };
+    const root = document.querySelector('.bpe-explorer');
+    const one = selector => { const el = root.querySelector(selector); return el ? box(el) : null; };
+    const lists = [...root.querySelectorAll('.bpe-explorer-controls select[multiple]')];
+    return {
+        window: {width: window.innerWidth, height: window.innerHeight},
+        page: {width: document.documentElement.scrollWidth},
+        controls: [...root.querySelectorAll(
+            '.bpe-explorer-controls .widget-inline-hbox, .bpe-explorer-controls button, ' +
+            '.bpe-explorer-controls select, .bpe-explorer-controls input')].map(box),
+        canvas: one('canvas'),
+        toolbar: one('.jupyter-matplotlib-toolbar'),
+        status: one('.bpe-explorer-status'),
+        readout: one('.bpe-explorer-readout'),
+        // a list box that must scroll to show an item, or an item selected but out of sight
+        hidden: lists.filter(s => s.scrollHeight > s.clientHeight + 1
+            || [...s.selectedOptions].some(o => o.getBoundingClientRect().bottom
+                                                > s.getBoundingClientRect().bottom + 1))
+            .map(s => [...s.options].map(o => o.text).join(', ')),
+    };
+}"""
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return not (
+        a["right"] <= b["left"]
+        or b["right"] <= a["left"]
+        or a["bottom"] <= b["top"]
+        or b["bottom"] <= a["top"]
+    )
+
+
+def check_layout(page, what: str) -> dict:
+    """Nothing clipped: every control, the status, the toolbar, the figure and its read-out
+    inside the window at the top of the page; list boxes show every item; the toolbar beside the
+    figure, not on it; the figure uses most of the width."""
+    layout = page.evaluate(LAYOUT_JS)
+    width, height = layout["window"]["width"], layout["window"]["height"]
+    assert layout["page"]["width"] <= width, f"{what}: the page scrolls sideways"
+    named = {"status": layout["status"], "toolbar": layout["toolbar"], "canvas": layout["canvas"]}
+    named["read-out"] = layout["readout"]
+    for name, box in [*named.items(), *(("a control", b) for b in layout["controls"])]:
+        assert box is not None, f"{what}: no {name}"
+        if box["width"] == 0:
+            continue  # hidden controls (the band folded away)
+        assert box["left"] >= 0 and box["right"] <= width + 1, f"{what}: {name} cut off: {box}"
+        assert box["top"] >= 0 and box["bottom"] <= height + 1, f"{what}: {name} below: {box}"
+    assert not layout["hidden"], f"{what}: list boxes that must scroll: {layout['hidden']}"
+    assert not overlap(layout["toolbar"], layout["canvas"]), f"{what}: the toolbar covers it"
+    assert layout["canvas"]["width"] >= 0.85 * width, f"{what}: figure {layout['canvas']}"
+    return layout
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_explore_page_fits_the_screen(explore_page, size) -> None:
+    """A teacher projecting the page: controls and figure on one screen, nothing cut off, at
+    1280 x 800 and 1920 x 1080; presentation mode enlarges the text, hiding the controls gives
+    the figure their room."""
+    width, height = size
+    with explorer_page(explore_page, width, height) as (page, root):
+        page.wait_for_function(DRAWN_JS, timeout=60_000)
+        page.screenshot(path=str(ARTIFACTS / f"explore_{width}x{height}.png"))
+        layout = check_layout(page, f"{width} x {height}")
+        before = canvas_image(root)
+        root.get_by_role("button", name="presentation").click()
+        wait_for_change(page, lambda: canvas_image(root), before, "the figure (presentation)")
+        root.get_by_role("button", name="controls").click()
+        page.wait_for_function(
+            "(h) => document.querySelector('.bpe-explorer canvas')"
+            ".getBoundingClientRect().height > h + 100",
+            arg=layout["canvas"]["height"],
+            timeout=60_000,
+        )
+        page.wait_for_function(SIZED_JS, timeout=60_000)
+        page.wait_for_function(DRAWN_JS, timeout=60_000)  # the figure redrawn at its new size
+        page.screenshot(path=str(ARTIFACTS / f"explore_{width}x{height}_presentation.png"))
+        check_layout(page, f"{width} x {height}, presentation, controls hidden")
+
+
+def selected(select) -> list[str]:
+    """The texts of a list box's selected items (ipywidgets writes spaces as no-break ones)."""
+    texts = select.evaluate("s => [...s.selectedOptions].map(o => o.text)")
+    return [text.replace("\xa0", " ") for text in texts]
+
+
+def status_text(root) -> str:
+    return root.locator(".bpe-explorer-status").inner_text()
+
+
+def wait_for_status(page, root, pattern: str, timeout_s: float = 300) -> str:
+    """Wait until the status matches the regular expression ``pattern``; return it."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        text = status_text(root)
+        if re.search(pattern, text):
+            return text
+        page.wait_for_timeout(200)
+    raise AssertionError(f"the status never matched {pattern!r}; it says: {text}")
+
+
+def missing_count(text: str) -> int:
+    found = re.search(r"(\d+) cell\(s\) of this selection not measured yet", text)
+    return int(found.group(1)) if found else 0
+
+
+def test_explore_page_resume_selection_slider_and_ratio(explore_page) -> None:
+    """The issue's second steps: narrow the vocab range on the slider, measure a size nobody
+    measured, cancel, resume (exactly the cells still missing), change the selection (nothing
+    carried over), and a ratio whose reference is not selected."""
+    with explorer_page(explore_page, 1280, 800) as (page, root):
+        lists = root.locator(".bpe-explorer-controls select[multiple]")
+        readout = root.locator(".widget-readout").first
+        # The slider stops on the grids' vocab sizes: a drag never lands between two (no 306).
+        stops = {"300", "500", "750", "1,000", "1,250", "1,500", "1,750", "2,000", "2,500"}
+        stops |= {"3,000", "4,000", "5,000", "10,000"}
+        low = root.locator(".noUi-handle-lower").first
+        box = low.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + 40, box["y"] + box["height"] / 2, steps=5)
+        page.mouse.up()
+        dragged = wait_for_change(page, readout.inner_text, "300-10,000", "the vocab read-out")
+        assert set(dragged.replace("–", "-").split("-")) <= stops, dragged
+        # Back to the smallest, then three stops: 300, 500, 750.
+        low.focus()
+        page.keyboard.press("Home")
+        high = root.locator(".noUi-handle-upper").first
+        high.focus()
+        page.keyboard.press("Home")
+        for _ in range(2):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "(el) => el.innerText.replace('–', '-') === '300-750'", arg=readout.element_handle()
+        )
+        # A size nobody measured, V4 and V5: 3 vocab sizes x 2 versions are missing.
+        lists.nth(2).select_option(label=["V4 inverted index", "V5 heap"])
+        size_box = root.locator("input[placeholder='add a size: 2MB']")
+        size_box.fill("30KB")
+        size_box.press("Enter")
+        wait_for_status(page, root, r"\b6 cell\(s\) of this selection not measured yet")
+        lists.nth(1).select_option(label=["0.03MB"])  # the size just added, alone
+        text = wait_for_status(page, root, r"^nothing measured in this selection; 6 cell")
+
+        # Measure, cancel after the first cell, resume.
+        root.get_by_role("button", name="measure missing cells").click()
+        seen = [missing_count(wait_for_status(page, root, r"measuring: [1-5] of 6"))]
+        root.get_by_role("button", name="cancel").click()
+        while "(cancelled)" not in text and "measured 6 of 6" not in text:
+            text = status_text(root)
+            seen.append(missing_count(text))
+            page.wait_for_timeout(100)
+        page.wait_for_function(DRAWN_JS, timeout=60_000)  # the point measured is drawn
+        page.screenshot(path=str(ARTIFACTS / "explore_cancelled.png"))
+        assert "(cancelled)" in text, f"all six ran before the cancel: {text}"
+        done = int(re.search(r"measured (\d) of 6 queued cell\(s\) \(cancelled\)", text).group(1))
+        assert 1 <= done < 6 and missing_count(text) == 6 - done, text
+        assert seen == sorted(seen, reverse=True), f"the count went up and down: {seen}"
+        root.get_by_role("button", name="measure missing cells").click()
+        text = wait_for_status(page, root, r"measured \d of \d queued cell\(s\)$")
+        assert f"measured {6 - done} of {6 - done} queued cell(s)" in text, text
+        assert "every cell of this selection is measured" in text and "failed" not in text
+        page.screenshot(path=str(ARTIFACTS / "explore_resumed.png"))
+
+        # A new selection: nothing said of the last one is carried over.
+        root.get_by_role("button", name="end to end").click()
+        # (the status of the new selection says what is shown and what is missing, no more)
+        wait_for_status(
+            page,
+            root,
+            r"^\d+ points? from \d+ runs?; every cell of this selection is measured$",
+            60,
+        )
+        assert root.locator(".bpe-explorer-readout").inner_text().startswith("point at a marker")
+
+        # A ratio to V4 with only V5 selected: V4 joins the versions; taken away, it is named.
+        lists.nth(2).select_option(label=["V5 heap"])
+        root.locator(".bpe-explorer-controls select:not([multiple])").first.select_option(
+            label="÷ V4"
+        )
+        wait_for_change(
+            page, lambda: selected(lists.nth(2)), ["V5 heap"], "the versions (V4 should join)"
+        )
+        assert selected(lists.nth(2)) == ["V4 inverted index", "V5 heap"]
+        text = wait_for_status(page, root, r"^\d+ points? from")
+        lists.nth(2).select_option(label=["V5 heap"])
+        text = wait_for_status(page, root, "needs V4 among the versions")
+        assert "nothing measured" not in text
+        page.screenshot(path=str(ARTIFACTS / "explore_ratio_needs_reference.png"))
 
 
 # --- The static site and the slides --------------------------------------------------------------

@@ -3,6 +3,7 @@ missing, never over stored results), cancelling, failures, the read-out, export.
 
 from __future__ import annotations
 
+import html
 import threading
 
 import matplotlib
@@ -18,7 +19,12 @@ from bpe_course.bench.results import (  # noqa: E402
     missing_cells,
     summary,
 )
-from bpe_course.course.explorer import Explorer  # noqa: E402
+from bpe_course.course.explorer import (  # noqa: E402
+    BELOW_PX,
+    READOUT_HINT,
+    SIDE_PX,
+    Explorer,
+)
 from bpe_course.errors import BPEInputError  # noqa: E402
 from bpe_course.plots import version_color  # noqa: E402
 from bpe_course.plots.explorer import describe_point, nearest  # noqa: E402
@@ -125,27 +131,32 @@ def test_a_click_measures_only_missing_cells_and_never_touches_stored_rows(tmp_p
     view.start_measuring()
     view.wait(30)
     assert calls == []  # nothing was missing
-    assert "no cell of the selection is missing" in view.status.value
+    assert "every cell of this selection is measured; nothing to measure" in view.status.value
     view.add_vocab.value = "20000"
-    view.redraw()
-    assert "4 cell(s) of the selection not measured yet" in view.status.value
+    assert "nothing to measure" not in view.status.value  # said of the selection before
+    assert "4 cell(s) of this selection not measured yet" in view.status.value
     view.start_measuring()
     view.wait(30)
     assert sorted(calls) == sorted(
         ("stories", s, 20_000, v) for s in (1_000_000, 5_000_000) for v in ("v4", "v5")
     )
-    assert "measured 4 of 4 missing cell(s)" in view.status.value
+    assert "measured 4 of 4 queued cell(s)" in view.status.value
+    assert "every cell of this selection is measured" in view.status.value
     assert len(pd.read_csv(tmp_path / "mine.csv")) == 4  # the reader's file, not the stored one
     pd.testing.assert_frame_equal(
-        view.table.iloc[: len(stored)].drop(columns="source", errors="ignore"), stored
+        view.table.iloc[: len(stored)].drop(columns=["source", "grid", "runs"]), stored
     )
-    assert "this machine" in view.machine.value  # the new machine is shown beside the stored one
+    assert any("this machine" in r for r in view.runs.value)  # shown beside the stored runs
 
 
 def test_no_version_says_so_in_the_plot_and_the_status() -> None:
     view = explorer()
     view.version.value = ()
     assert "choose at least one version" in view.status.value
+    texts = [t.get_text() for ax in view.figure.axes for t in ax.texts]
+    assert "choose at least one version" in texts
+    view.version.value = ("v5",)
+    view.size.value = ()
     texts = [t.get_text() for ax in view.figure.axes for t in ax.texts]
     assert "no merge-loop times measured in this selection" in texts
     view.metric.value = "total_s"  # the empty figure changes with the metric too
@@ -192,6 +203,7 @@ def test_cancel_stops_the_run_under_way() -> None:
     view.stop_measuring()
     view.wait(30)
     assert "(cancelled)" in view.status.value and "measured 0 of 8" in view.status.value
+    assert "8 cell(s) of this selection not measured yet" in view.status.value
     assert len(view.table) == len(grid())  # the cancelled run added nothing
 
 
@@ -241,5 +253,178 @@ def test_a_readers_trainer_joins_the_versions(tmp_path, monkeypatch) -> None:
         "has no function" in view.status.value and "my_bpe:nothing_here" not in view.version.options
     )
     view.own_trainer.value = "my_bpe:train"
-    assert "my_bpe:train" in view.version.options and "my_bpe:train" in view.version.value
-    assert "cell(s) of the selection not measured yet" in view.status.value
+    assert ("yours: my_bpe:train", "my_bpe:train") in view.version.options
+    # the versions selected before stay selected: the reader's joins them
+    assert view.version.value == ("v4", "v5", "my_bpe:train")
+    assert "6 cell(s) of this selection not measured yet" in view.status.value  # 2 sizes x 3 vocabs
+    view.own_trainer.value = "no_such_module_here:train"
+    assert "cannot import 'no_such_module_here'" in html.unescape(view.status.value)
+    assert "--trainer" not in view.status.value  # no command-line flag named in a notebook
+
+
+def test_resume_after_cancel_measures_exactly_the_cells_still_missing() -> None:
+    """The issue's case: a selection with no data, some cells measured, cancel, resume."""
+    calls: list = []
+    release = threading.Semaphore(0)
+
+    def runner(cell, cancel):
+        calls.append(cell)
+        if len(calls) > 2:  # the third run is under way when cancel comes
+            return {"status": "cancelled"} if cancel.wait(10) else fake_row(cell)
+        release.acquire(timeout=10)
+        return fake_row(cell)
+
+    view = explorer(runner=runner)
+    view.size.value = ()
+    view.add_size.value = "3MB"  # a size nobody measured: 3 vocab sizes x 2 versions
+    assert view.size.value == (3_000_000,)
+    assert "6 cell(s) of this selection not measured yet" in view.status.value
+    view.start_measuring()
+    release.release()
+    release.release()
+    while len(calls) < 3:
+        threading.Event().wait(0.01)
+    view.stop_measuring()
+    view.wait(30)
+    assert "measured 2 of 6 queued cell(s) (cancelled)" in view.status.value
+    assert "4 cell(s) of this selection not measured yet" in view.status.value
+    first = calls[:2]
+    calls.clear()
+    view.runner = fake_runner = lambda cell, cancel: calls.append(cell) or fake_row(cell)
+    assert view.runner is fake_runner
+    view.start_measuring()
+    view.wait(30)
+    wanted = {("stories", 3_000_000, v, s) for v in (500, 1000, 2000) for s in ("v4", "v5")}
+    assert sorted(calls) == sorted(wanted - set(first))  # exactly the rest, none twice
+    assert "every cell of this selection is measured" in view.status.value
+
+
+def test_the_status_speaks_of_the_current_selection_only() -> None:
+    started, finish = threading.Event(), threading.Event()
+
+    def runner(cell, cancel):
+        started.set()
+        finish.wait(10)
+        return fake_row(cell)
+
+    view = explorer(runner=runner)
+    view.add_vocab.value = "20000"
+    view.start_measuring()
+    assert started.wait(10)
+    # while the four cells are queued, the count of this selection names them, and holds still
+    assert "4 cell(s) of this selection not measured yet (4 of them queued)" in view.status.value
+    view.size.value = (1_000_000,)  # a new selection while measuring: its own count
+    assert "2 cell(s) of this selection not measured yet (2 of them queued)" in view.status.value
+    assert "measuring: 0 of 4 queued cell(s) done" in view.status.value
+    finish.set()
+    view.wait(30)
+    assert "measured 4 of 4 queued cell(s)" in view.status.value
+    view.version.value = ("v5",)  # the finished job was about another selection: not carried
+    assert "queued" not in view.status.value
+    assert view.status.value.count(";") == 1  # what is shown; what is missing
+
+
+def test_the_readout_is_cleared_when_the_metric_changes_or_the_figure_empties() -> None:
+    view = explorer()
+    view.readout.value = "V5 on stories 1MB, vocab 500: ..."
+    view.metric.value = "total_s"
+    assert view.readout.value == READOUT_HINT
+    view.readout.value = "V5 on stories 1MB, vocab 500: ..."
+    view.version.value = ()
+    assert view.readout.value == READOUT_HINT
+
+
+def test_the_vocab_slider_stops_only_on_the_grids_vocab_sizes() -> None:
+    view = explorer()
+    assert [value for _, value in view.vocab.options] == [500, 1000, 2000]
+    assert [label for label, _ in view.vocab.options] == ["500", "1,000", "2,000"]
+    view.vocab.index = (1, 2)  # a drag moves from stop to stop: no 306, no point lost
+    assert view.vocab.value == (1000, 2000)
+    assert {p.vocab_size for points in view.points.values() for p in points} == {1000, 2000}
+
+
+def test_a_ratio_selects_its_reference_and_says_when_it_is_missing() -> None:
+    view = explorer()
+    view.version.value = ("v5",)
+    view.scale.value = "v4"  # the reference joins the versions shown
+    assert set(view.version.value) == {"v4", "v5"} and view.points
+    view.version.value = ("v5",)  # taken away again: the status says why nothing is drawn
+    assert "the ratio to V4 needs V4 among the versions" in view.status.value
+    texts = [t.get_text() for ax in view.figure.axes for t in ax.texts]
+    assert any("needs V4 among the versions" in t for t in texts)
+    assert "nothing measured" not in view.status.value
+
+
+def test_versions_are_listed_by_their_course_names() -> None:
+    view = explorer()
+    titles = dict((value, label) for label, value in view.version.options)
+    assert titles["post_v5_nogc"] == "post's V5, GC off"
+    assert titles["fastmax"] == "V4 + SortedDict (fast max)"
+    assert titles["v5"] == "V5 heap"
+    assert view.version.rows == len(view.version.options)  # every item seen, no scrolling
+
+
+def test_panels_go_by_size_and_log_ticks_are_plain_numbers() -> None:
+    table = grid()
+    big = grid()
+    big["size_bytes"], big["size"] = 21_500_000, "21.5MB"
+    view = explorer(pd.concat([table, big], ignore_index=True))
+    view.size.value = (1_000_000, 5_000_000, 21_500_000)
+    titles = [ax.get_title() for ax in view.figure.axes]
+    assert titles == ["stories, 1MB", "stories, 5MB", "stories, 21.5MB"]
+    view.log_x.value = True
+    view.figure.canvas.draw()
+    labels = [t.get_text() for t in view.figure.axes[0].get_xticklabels() if t.get_text()]
+    assert "1,000" in labels and "500" in labels and "2,000" in labels, labels
+    assert not any("^" in label or "10" == label[:2] and "{" in label for label in labels)
+
+
+def test_repeats_pool_within_a_grid_and_machine_never_across_unless_asked() -> None:
+    crossover = grid().assign(grid="crossover", machine="the course's VM")
+    ablation = grid().assign(grid="ablation", machine="the course's VM")
+    elsewhere = grid().assign(grid="crossover", machine="Linux x86_64, 8 cores (laptop)")
+    table = pd.concat([crossover, ablation, elsewhere], ignore_index=True)
+    chosen = Selection(["stories"], [1_000_000], (500, 500), versions=["v4"])
+    stats = summary(table, chosen)
+    assert sorted(stats["repeats"]) == [3, 3, 3] and stats["runs"].nunique() == 3
+    chosen.pool = True
+    assert summary(table, chosen)["repeats"].tolist() == [9]
+
+
+def test_presentation_mode_enlarges_the_text_and_the_figure_fits_the_room() -> None:
+    view = explorer()
+    normal = view.figure.axes[0].title.get_fontsize()
+    view.presentation.value = True
+    assert view.figure.axes[0].title.get_fontsize() > 1.5 * normal
+    view._fit(1900, 800)  # what the browser reports: the room beside and below
+    width, height = view.figure.get_size_inches() * view.figure.dpi
+    assert round(width) == 1900 - SIDE_PX and round(height) == 800 - BELOW_PX
+    assert len(view.figure.axes) == 2
+
+
+def test_stored_grids_name_their_grid_and_a_machine_no_reader_run_shares() -> None:
+    """A reader's runs, even on the machine that made the stored grids, get a label of their
+    own: they are never counted as repeats of a stored cell unless the reader pools them."""
+    from bpe_course.bench.harness import machine_label
+    from bpe_course.bench.results import stored_result_files
+
+    stored = load_results(p for p in stored_result_files() if p.parent.name == "results")
+    assert not stored.empty and stored["grid"].notna().all()
+    assert {"crossover", "ablation", "versions"} <= set(stored["grid"])
+    assert machine_label() not in set(stored["machine"])
+    crossover = stored[(stored["grid"] == "crossover") & (stored["corpus"] == "stories")]
+    assert crossover.groupby(["size_bytes", "vocab_size", "version"]).size().max() == 3
+
+
+def test_rows_without_a_grid_take_the_grid_their_file_is_named_after(tmp_path) -> None:
+    old = grid()  # written before rows named their grid
+    new = grid().assign(grid="crossover", repeat=5)
+    (tmp_path / "crossover-stories.csv").write_text(
+        pd.concat([old, new], ignore_index=True).to_csv(index=False)
+    )
+    old.to_csv(tmp_path / "ablation_wide.csv", index=False)
+    table = load_results(sorted(tmp_path.glob("*.csv")))
+    assert table.groupby("source")["grid"].unique().map(list).to_dict() == {
+        "ablation_wide.csv": ["ablation"],
+        "crossover-stories.csv": ["crossover"],
+    }

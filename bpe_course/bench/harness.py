@@ -44,22 +44,37 @@ class Grid:
     vocab_sizes: tuple[int, ...]
     repeats: int = 1
     timeout_s: float = 600.0
+    name: str = "custom"  # written in every row: grids stay apart in the repeats they count
 
 
 CROSSOVER_VOCABS = (300, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 4000, 5000)
 ABLATION_VOCABS = (300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000)
 GRIDS = {
-    "quick": Grid(("v4", "v5"), ("200KB", "500KB"), (300, 500, 1000, 1500), 1, 120),
-    "crossover": Grid(("v4", "v5"), ("1MB", "5MB", "10MB", "21.5MB"), CROSSOVER_VOCABS, 3, 600),
+    "quick": Grid(("v4", "v5"), ("200KB", "500KB"), (300, 500, 1000, 1500), 1, 120, "quick"),
+    "crossover": Grid(
+        ("v4", "v5"), ("1MB", "5MB", "10MB", "21.5MB"), CROSSOVER_VOCABS, 3, 600, "crossover"
+    ),
     # V3's pool starts at 2 MB per worker: 21.5 MB is where parallel pretokenization shows.
     "versions": Grid(
-        ("v1", "v2", "v3", "v4", "v5", "fastmax"), ("1MB", "21.5MB"), (1000, 5000), 3, 1800
+        ("v1", "v2", "v3", "v4", "v5", "fastmax"),
+        ("1MB", "21.5MB"),
+        (1000, 5000),
+        3,
+        1800,
+        "versions",
     ),
     # What made the post's crossover: its V4 and V5 as published (GC on and off) beside ours.
     "ablation": Grid(
-        ("v4", "v5", "post_v4", "post_v5", "post_v5_nogc"), ("5MB",), ABLATION_VOCABS, 3, 1200
+        ("v4", "v5", "post_v4", "post_v5", "post_v5_nogc"),
+        ("5MB",),
+        ABLATION_VOCABS,
+        3,
+        1200,
+        "ablation",
     ),
-    "beyond": Grid(("v5", "sites", "fast", "hf", "rustbpe"), ("21.5MB",), (5000, 10000), 5, 900),
+    "beyond": Grid(
+        ("v5", "sites", "fast", "hf", "rustbpe"), ("21.5MB",), (5000, 10000), 5, 900, "beyond"
+    ),
 }
 
 
@@ -149,10 +164,31 @@ def kill_group(process: subprocess.Popen) -> None:
         process.wait()
 
 
+def machine_label() -> str:
+    """Where a run is made, specific enough that runs of two machines never share a label:
+    ``"Linux x86_64, AMD EPYC, 2 cores (vm)"`` (system, CPU model, cores, host name)."""
+    return (
+        f"{platform.system()} {platform.machine()}, {cpu_model()}{os.cpu_count()} cores "
+        f"({platform.node()})"
+    )
+
+
+def cpu_model() -> str:
+    """The CPU's model name and a comma (Linux's /proc/cpuinfo; elsewhere the platform's word)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip() + ", "
+    except OSError:
+        pass
+    return f"{platform.processor()}, " if platform.processor() else ""
+
+
 def context() -> dict:
     return {
         "python": platform.python_version(),
-        "machine": f"{platform.system()} {platform.machine()} ({platform.node()})",
+        "machine": machine_label(),
         "package": bpe_course.__version__,
         "date": datetime.date.today().isoformat(),
     }
@@ -196,9 +232,9 @@ def run_grid(
     for size, vocab, version, repeat in cells:
         size_bytes = parse_size(size)
         key = (source, size_bytes, vocab, version, repeat)
-        if bar is not None:
-            bar.update(1)
         if key in finished or version in timed_out:
+            if bar is not None:
+                bar.update(1)  # nothing to run: counted at once
             continue
         path = course_corpus(size, source)
         result = run_cell(path, version, vocab, workers, grid.timeout_s)
@@ -224,10 +260,13 @@ def run_grid(
             "workers": workers,
             **result,
             **context(),
+            "grid": grid.name,
         }
         rows.append(row)
         if csv_path is not None:
             append_row(csv_path, row)
+        if bar is not None:
+            bar.update(1)  # a run is counted when it has finished, never when it starts
     if bar is not None:
         bar.close()
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done

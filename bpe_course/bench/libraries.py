@@ -131,8 +131,10 @@ def load_trainer(spec: str) -> Callable[..., tuple[dict[int, bytes], Merges]]:
         module = importlib.import_module(module_name)
     except ImportError as err:
         raise BPEInputError(
-            f"cannot import {module_name!r} for --trainer {spec}: {err}. Run from the folder that "
-            "holds it, or add that folder to PYTHONPATH."
+            # no command-line flag named: a notebook and the explorer load trainers here too
+            f"cannot import {module_name!r} for the trainer {spec}: {err}. Put the module in the "
+            "folder you run from (a notebook's own folder, in Jupyter), or add its folder to "
+            "PYTHONPATH."
         ) from None
     function = getattr(module, function_name, None)
     if not callable(function):

@@ -2,8 +2,11 @@
 table; what a selection shows; which of its cells nobody has measured yet.
 
 A *cell* is one (corpus, size, vocab size, version) point of a grid; its rows are its repeats,
-possibly from several machines (the ``machine`` column tells them apart). Loading never changes
-a file: stored results are read, never rewritten.
+possibly from several machines and grids. The ``runs`` column tells them apart (the grid and the
+machine: "crossover grid, the course's VM ..."): repeats are pooled within one, never across two
+unless the reader asks, so runs made under another load, on another machine or in another grid
+never pass for repeats of a stored cell. Loading never changes a file: stored results are read,
+never rewritten.
 """
 
 from __future__ import annotations
@@ -35,12 +38,40 @@ def load_results(paths: Iterable[str | Path]) -> pd.DataFrame:
                 f"{path} is not a benchmark table written by `bpe-course bench` "
                 f"(missing {sorted(missing)})"
             )
+        # rows written before rows named their grid: the grid the file's name says
+        known = table["grid"] if "grid" in table.columns else pd.Series(None, table.index, object)
+        table["grid"] = known.astype(object).fillna(grid_of_file(path))
         tables.append(table.assign(source=path.name))
     if not tables:
-        return pd.DataFrame(columns=[*sorted(NEEDED), "machine", "source"])
+        return pd.DataFrame(columns=[*sorted(NEEDED), "machine", "grid", "runs", "source"])
     table = pd.concat(tables, ignore_index=True)
     table["machine"] = table.get("machine", pd.Series(dtype=str)).fillna("unknown machine")
+    table["grid"] = table["grid"].fillna("custom")
+    table["runs"] = runs_label(table)
     return table
+
+
+def with_runs(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its ``runs`` column (made from ``grid`` and ``machine``, "custom" and
+    "unknown machine" where a table lacks them: one built by hand, a test's)."""
+    if "runs" in table.columns:
+        return table
+    table = table.assign(
+        grid=table["grid"] if "grid" in table.columns else "custom",
+        machine=table["machine"] if "machine" in table.columns else "unknown machine",
+    )
+    return table.assign(runs=runs_label(table))
+
+
+def runs_label(table: pd.DataFrame) -> pd.Series:
+    """Which runs a row belongs to: its grid and its machine (repeats pool within one label)."""
+    return table["grid"].astype(str) + " grid, " + table["machine"].astype(str)
+
+
+def grid_of_file(path: Path) -> str:
+    """The grid a file's name says it holds: ``crossover_stories.csv`` and ``crossover-wide.csv``
+    (as `bpe-course bench` names its files) hold the crossover grid."""
+    return path.stem.replace("-", "_").split("_")[0] or "custom"
 
 
 def stored_result_files() -> list[Path]:
@@ -69,7 +100,8 @@ class Selection:
     vocab_range: tuple[int, int] = (0, 10**9)
     extra_vocabs: Sequence[int] = ()  # vocab sizes asked for outside the range (to measure)
     versions: Sequence[str] = ()
-    machines: Sequence[str] = ()  # empty: every machine
+    runs: Sequence[str] = ()  # labels of the ``runs`` column; empty: all of them
+    pool: bool = False  # pool the repeats of all the runs selected (else: a line per runs label)
     metric: str = "merge_s"
     ratio_to: str | None = None  # None: seconds; a version: each time divided by its time
     log_x: bool = False
@@ -77,6 +109,8 @@ class Selection:
     labels: dict = field(default_factory=dict)  # size_bytes -> label, for titles
 
     def vocabs_in(self, table: pd.DataFrame) -> list[int]:
+        """The vocab sizes wanted: every one of the grids' (all of ``table``) in the range, and
+        the extra ones. Never only those plotted: a cell measured does not shrink the grid."""
         low, high = self.vocab_range
         present = {int(v) for v in table["vocab_size"].unique() if low <= v <= high}
         return sorted(present | {int(v) for v in self.extra_vocabs})
@@ -86,6 +120,7 @@ def select(table: pd.DataFrame, selection: Selection) -> pd.DataFrame:
     """The finished or failed rows of ``table`` inside ``selection``."""
     if table.empty:
         return table
+    table = with_runs(table)
     low, high = selection.vocab_range
     keep = (
         table["corpus"].isin(selection.corpora)
@@ -96,44 +131,51 @@ def select(table: pd.DataFrame, selection: Selection) -> pd.DataFrame:
             | table["vocab_size"].isin(selection.extra_vocabs)
         )
     )
-    if selection.machines:
-        keep &= table["machine"].isin(selection.machines)
+    if selection.runs:
+        keep &= table["runs"].isin(selection.runs)
     return table[keep]
 
 
 def missing_cells(table: pd.DataFrame, selection: Selection) -> list[tuple[str, int, int, str]]:
-    """The cells of ``selection`` with no finished row in ``table`` on any machine selected: only
-    these are measured on request (a cell already measured is never measured again by a click)."""
+    """The cells of ``selection`` with no finished row in ``table`` among the runs selected: only
+    these are measured on request (a cell already measured is never measured again by a click).
+    The vocab sizes come from the grids (all of ``table``), not from what is plotted, so after a
+    cancel the cells still missing are exactly those not measured yet."""
     shown = select(table, selection)
     done = {
-        tuple(row)
-        for row in shown[shown["status"] == "ok"][CELL].itertuples(index=False, name=None)
+        (corpus, int(size), int(vocab), version)
+        for corpus, size, vocab, version in shown[shown["status"] == "ok"][CELL].itertuples(
+            index=False, name=None
+        )
     }
     wanted = [
         (corpus, int(size), int(vocab), version)
         for corpus in selection.corpora
         for size in selection.sizes
-        for vocab in selection.vocabs_in(shown if len(shown) else table)
+        for vocab in selection.vocabs_in(table)
         for version in selection.versions
     ]
     return [cell for cell in wanted if cell not in done]
 
 
 def summary(table: pd.DataFrame, selection: Selection) -> pd.DataFrame:
-    """Median, min and max over the repeats, per cell and machine, in seconds or as a ratio to
-    ``selection.ratio_to`` on the same cell and machine (cells without it are dropped)."""
+    """Median, min and max over the repeats, per cell and runs label (or over all the runs
+    selected, pooled, if the selection says so), in seconds or as a ratio to
+    ``selection.ratio_to`` on the same cell and runs (cells without it are dropped)."""
     shown = select(table, selection)
     ok = shown[shown["status"] == "ok"]
-    keys = [*CELL, "size", "machine"]
+    keys = [*CELL, "size", "runs"]
     if ok.empty:
         return pd.DataFrame(columns=[*keys, "median", "min", "max", "repeats"])
+    if selection.pool:
+        ok = ok.assign(runs="all the runs selected, pooled")
     stats = ok.groupby(keys)[selection.metric].agg(["median", "min", "max", "count"])
     stats = stats.rename(columns={"count": "repeats"}).reset_index()
     if selection.ratio_to:
         reference = stats[stats["version"] == selection.ratio_to].set_index(
-            ["corpus", "size_bytes", "vocab_size", "machine"]
+            ["corpus", "size_bytes", "vocab_size", "runs"]
         )["median"]
-        index = pd.MultiIndex.from_frame(stats[["corpus", "size_bytes", "vocab_size", "machine"]])
+        index = pd.MultiIndex.from_frame(stats[["corpus", "size_bytes", "vocab_size", "runs"]])
         base = reference.reindex(index).to_numpy()
         for column in ("median", "min", "max"):
             stats[column] = stats[column] / base

@@ -109,7 +109,9 @@ def run_bench(args: argparse.Namespace) -> int:
         "repeats": args.repeats,
         "timeout_s": args.timeout,
     }
-    grid = replace(grid, **{k: v for k, v in overrides.items() if v is not None})
+    changed = {k: v for k, v in overrides.items() if v is not None}
+    # a grid changed by options is not the named one: its rows must not count as that grid's
+    grid = replace(grid, **changed, name=grid.name if not changed else "custom")
     if args.trainer:
         import sys
 
@@ -117,7 +119,7 @@ def run_bench(args: argparse.Namespace) -> int:
         os.environ["PYTHONPATH"] = os.pathsep.join(
             [str(Path.cwd()), *filter(None, [os.environ.get("PYTHONPATH")])]
         )  # ... and the worker processes must find it too
-        grid = replace(grid, versions=(*grid.versions, *args.trainer))
+        grid = replace(grid, versions=(*grid.versions, *args.trainer), name="custom")
     source = corpus_source(args.corpus)
     csv = Path(args.csv) if args.csv else build_dir() / "bench" / f"{name}-{source}.csv"
     table = run_grid(grid, csv, corpus=source, workers=args.workers, rerun=args.rerun)

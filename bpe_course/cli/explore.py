@@ -23,7 +23,6 @@ def add_explore_command(commands) -> None:
 def run_explore(args: argparse.Namespace) -> int:
     import importlib.util
     import shutil
-    import subprocess
     import sys
     from pathlib import Path
 
@@ -55,10 +54,72 @@ def run_explore(args: argparse.Namespace) -> int:
     if args.no_browser:
         command.append("--no-browser")
     print(f"the explorer: http://127.0.0.1:{port}/ (Ctrl-C stops it)", flush=True)
+    return serve(command)
+
+
+class _Stopped(Exception):
+    """A signal asked this command to stop."""
+
+
+def serve(command: list[str]) -> int:
+    """Run Voila until it ends or this process is told to stop (Ctrl-C, SIGTERM, SIGHUP): then
+    stop Voila and every kernel it started, so nothing is left holding the port.
+
+    Voila runs in its own session, so a terminal's Ctrl-C reaches this process only, which
+    forwards it; a SIGTERM (a service manager, ``kill``) is forwarded the same way instead of
+    killing this process alone and orphaning Voila and its kernels."""
+    import signal
+    import subprocess
+
+    def stop(signum, frame) -> None:
+        raise _Stopped(signum)
+
+    process = subprocess.Popen(command, start_new_session=True)
+    wanted = [signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)]
+    previous = {sig: signal.signal(sig, stop) for sig in wanted if sig is not None}
     try:
-        return subprocess.call(command)
-    except KeyboardInterrupt:
+        return process.wait()
+    except (_Stopped, KeyboardInterrupt):
         return 0
+    finally:
+        stop_tree(process)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def stop_tree(process, grace_s: float = 10.0) -> None:
+    """Stop ``process`` (started in its own session) and all it started: SIGTERM first, so
+    Voila shuts its kernels down, then SIGKILL for whatever is left after ``grace_s``. The
+    kernels run in sessions of their own, so they are found as descendants, before any signal."""
+    import os
+    import signal
+    import subprocess
+
+    try:
+        import psutil  # ipykernel's dependency, so always here with Voila
+
+        family = psutil.Process(process.pid).children(recursive=True)
+    except Exception:  # no psutil, or the process has already gone
+        psutil, family = None, []
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if process.poll() is not None:
+            break
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError, AttributeError):
+            process.send_signal(sig)
+        try:
+            process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            continue
+    if psutil is not None and family:
+        _, alive = psutil.wait_procs(family, timeout=grace_s)
+        for child in alive:  # a kernel Voila did not stop
+            try:
+                child.kill()
+            except psutil.NoSuchProcess:
+                pass
+        psutil.wait_procs(alive, timeout=grace_s)
 
 
 def free_port(wanted: int, tries: int = 50) -> int:
@@ -71,6 +132,9 @@ def free_port(wanted: int, tries: int = 50) -> int:
         raise BPEInputError(f"--port must be from 1 to 65535, not {wanted}")
     for port in range(wanted, min(wanted + tries, 65536)):
         with socket.socket() as probe:
+            # as Voila binds: a port whose server just stopped (closed connections waiting in
+            # the kernel) is free for a new server, and one listened on is not
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError:

@@ -100,10 +100,10 @@ def markdown_words(path: Path) -> int:
 
 
 def machine() -> str:
-    """The machine, as the benchmark tables name it, with its core count."""
-    from bpe_course.bench.harness import context
+    """The machine, as the benchmark tables name it (its core count included)."""
+    from bpe_course.bench.harness import machine_label
 
-    return f"{context()['machine']}, {os.cpu_count()} cores"
+    return machine_label()
 
 
 def summary_row(path: Path, cells: pd.DataFrame, quick: bool = True) -> dict:

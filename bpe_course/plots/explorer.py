@@ -9,7 +9,7 @@ import numpy as np
 
 from bpe_course.plots import METRIC_NAMES, version_color, version_label
 
-LINE_STYLES = ["-", "--", ":", "-."]  # one per machine, in the order machines appear
+LINE_STYLES = ["-", "--", ":", "-."]  # one per runs label, in the order they appear
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class Point:
     version: str
     corpus: str
     size: str
-    machine: str
+    runs: str  # the grid and the machine its repeats come from
     vocab_size: int
     median: float
     low: float
@@ -27,32 +27,58 @@ class Point:
     repeats: int
 
 
-def draw_explorer(fig, stats, selection) -> dict:
+def draw_explorer(fig, stats, selection, text_scale: float = 1.0, empty: str = "") -> dict:
     """Draw ``stats`` (:func:`bpe_course.bench.results.summary`) on ``fig``: one panel per corpus
-    and size, a line per version and machine (colour: version; line style: machine), the min-max
-    of the repeats as a band. Returns ``{axes: [Point, ...]}`` for the hover read-out."""
+    and size (smallest first), a line per version and runs label (colour: version; line style:
+    runs), the min-max of the repeats as a band. ``text_scale`` enlarges every text (a projected
+    figure); ``empty`` is what an empty figure says. Returns ``{axes: [Point, ...]}``."""
+    import matplotlib
+
+    sizes = {
+        "font.size": 9 * text_scale,
+        "axes.titlesize": 10 * text_scale,
+        "axes.labelsize": 9 * text_scale,
+        "xtick.labelsize": 8 * text_scale,
+        "ytick.labelsize": 8 * text_scale,
+        "legend.fontsize": 8 * text_scale,
+    }
+    with matplotlib.rc_context(sizes):
+        return _draw(fig, stats, selection, text_scale, empty)
+
+
+def _draw(fig, stats, selection, text_scale: float, empty: str) -> dict:
     fig.clear()
-    panels = sorted({(c, s) for c, s in zip(stats["corpus"], stats["size_bytes"])}, key=str)
+    # numerically by size (1 MB, 5 MB, 21.5 MB), not as text (1MB, 21.5MB, 5MB)
+    panels = sorted({(c, int(s)) for c, s in zip(stats["corpus"], stats["size_bytes"])})
     if not panels:
         ax = fig.add_subplot()
         ax.axis("off")
         what = "merge-loop" if selection.metric == "merge_s" else "end-to-end"
-        ax.text(0.5, 0.5, f"no {what} times measured in this selection", ha="center", va="center")
+        ax.text(
+            0.5,
+            0.5,
+            empty or f"no {what} times measured in this selection",
+            ha="center",
+            va="center",
+            wrap=True,
+        )
         return {}
-    columns = min(2, len(panels))
+    width, height = fig.get_size_inches()
+    columns = min(len(panels), 3 if width / height > 2.2 else 2)
     rows = -(-len(panels) // columns)
-    machines = list(dict.fromkeys(stats["machine"]))
+    all_runs = list(dict.fromkeys(stats["runs"]))
+    short = short_runs(all_runs)
     points: dict = {}
     unit = f"÷ {version_label(selection.ratio_to)}" if selection.ratio_to else "seconds"
     for index, (corpus, size_bytes) in enumerate(panels):
         ax = fig.add_subplot(rows, columns, index + 1)
         part = stats[(stats["corpus"] == corpus) & (stats["size_bytes"] == size_bytes)]
         points[ax] = []
-        for (version, machine), curve in part.groupby(["version", "machine"], sort=False):
+        for (version, runs), curve in part.groupby(["version", "runs"], sort=False):
             curve = curve.sort_values("vocab_size")
             color = version_color(version)
-            style = LINE_STYLES[machines.index(machine) % len(LINE_STYLES)]
-            label = version_label(version) + (f" ({machine})" if len(machines) > 1 else "")
+            style = LINE_STYLES[all_runs.index(runs) % len(LINE_STYLES)]
+            label = version_label(version) + (f" · {short[runs]}" if len(all_runs) > 1 else "")
             ax.fill_between(
                 curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.2, lw=0
             )
@@ -61,7 +87,8 @@ def draw_explorer(fig, stats, selection) -> dict:
                 curve["median"],
                 style,
                 marker="o",
-                ms=3,
+                ms=3 * text_scale,
+                lw=1.5 * text_scale,
                 color=color,
                 label=label,
             )
@@ -70,7 +97,7 @@ def draw_explorer(fig, stats, selection) -> dict:
                     version,
                     corpus,
                     row.size,
-                    machine,
+                    runs,
                     int(row.vocab_size),
                     row.median,
                     row.min,
@@ -81,16 +108,55 @@ def draw_explorer(fig, stats, selection) -> dict:
             ]
         if selection.ratio_to:
             ax.axhline(1.0, color="black", lw=0.8, ls=":")
-        ax.set_xscale("log" if selection.log_x else "linear")
-        ax.set_yscale("log" if selection.log_y else "linear")
+        _axis(ax.xaxis, "log" if selection.log_x else "linear")
+        _axis(ax.yaxis, "log" if selection.log_y else "linear")
         if not selection.log_y and not selection.ratio_to:
             ax.set_ylim(bottom=0)
         ax.set_title(f"{corpus}, {part['size'].iloc[0]}")
         ax.set_xlabel("vocab size")
         ax.set_ylabel(f"{METRIC_NAMES.get(selection.metric, selection.metric)}, {unit}")
-        ax.legend(fontsize=8)
+        ax.legend()
     fig.tight_layout()
     return points
+
+
+def short_runs(all_runs: list[str]) -> dict[str, str]:
+    """Legend names for runs labels (``"crossover grid, <machine>"``): the grid, and machine A,
+    B, ... where several machines are shown (the read-out names the machine in full)."""
+    split = {runs: runs.partition(" grid, ") for runs in all_runs}
+    machines = list(dict.fromkeys(machine for _, _, machine in split.values()))
+    names = {}
+    for runs, (grid, _, machine) in split.items():
+        names[runs] = (
+            grid
+            if len(machines) == 1
+            else f"{grid}, machine {chr(65 + machines.index(machine) % 26)}"
+        )
+    return names
+
+
+def _axis(axis, scale: str) -> None:
+    """Set an axis's scale; a log axis is ticked at 1, 2, 5 times powers of ten, written as plain
+    numbers (600, 2,000, 0.05), never as powers (6 × 10²)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    if axis.axis_name == "x":
+        axis.axes.set_xscale(scale)
+    else:
+        axis.axes.set_yscale(scale)
+    if scale == "log":
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda x, _: plain_number(x)))
+        axis.set_minor_formatter(NullFormatter())
+    elif axis.axis_name == "x":
+        axis.set_major_formatter(FuncFormatter(lambda x, _: plain_number(x)))
+
+
+def plain_number(x: float) -> str:
+    """A tick's label: ``2,000``, ``600``, ``0.05``."""
+    if x >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:g}"
 
 
 def nearest(points: list[Point], ax, x: float, y: float, within: float = 12.0) -> Point | None:
@@ -111,5 +177,5 @@ def describe_point(point: Point, metric: str, ratio_to: str | None) -> str:
     return (
         f"{version_label(point.version)} on {point.corpus} {point.size}, vocab "
         f"{point.vocab_size:,}: median {point.median:.3g} {unit} over {point.repeats} repeat(s) "
-        f"({spread}), {METRIC_NAMES.get(metric, metric)}, {point.machine}"
+        f"({spread}), {METRIC_NAMES.get(metric, metric)}, {point.runs}"
     )
