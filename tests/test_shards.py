@@ -187,3 +187,56 @@ def alive(pid: int) -> bool:
         except ProcessLookupError:
             return False
         return True
+
+
+# --- The benchmark's model (bpe_course.bench.shards) ---------------------------------------------
+
+
+def model_inputs():
+    import pandas as pd
+
+    # fast's trace: merge 1 (set-up inside), two big merges, then a summary row of small ones
+    trace = pd.DataFrame(
+        {
+            "merge": [1, 2, 3, -1],
+            "words_touched": [9000, 4000, 1000, 50],
+            "seconds": [0.5, 0.004, 0.001, 0.02],
+        }
+    )
+    costs = pd.DataFrame(
+        {
+            "corpus": ["", "", "w", "w"],
+            "quantity": ["round_trip_s", "round_trip_s", "setup_s", "home_s"],
+            "workers": [1, 2, 2, 2],
+            "value": [30e-6, 60e-6, 0.1, 0.05],
+        }
+    )
+    return trace, costs
+
+
+def test_the_model_from_its_costs() -> None:
+    from bpe_course.bench.shards import predict, round_trip_model, work_per_word
+
+    trace, costs = model_inputs()
+    assert round_trip_model(costs) == pytest.approx((0.0, 30e-6), abs=1e-9)
+    w = work_per_word(trace)
+    assert w == pytest.approx(1e-6)  # merges 2 and 3: 0.005 s over 5000 words
+    one_off = costs[costs["corpus"] == "w"]
+    got = predict(trace, one_off, fast_merge_s=1.0, merges=3, cores=4, round_trip=(0.0, 30e-6))
+    # each merge gains w t (1 - 1/4) - R(4) when positive, R(4) = 120 us
+    gains = [max(0.0, w * t * 0.75 - 120e-6) for t in (9000, 4000, 1000)]
+    assert got["merges_paying"] == 3  # merge 1 too: its set-up is not in w t
+    assert got["merge_s"] == pytest.approx(1.0 - sum(gains) + 0.15)
+    assert got["break_even_words"] == pytest.approx(120e-6 / (w * 0.75))
+
+
+def test_round_trips_run_and_the_trace_is_compacted() -> None:
+    from bpe_course.bench.shards import compact, round_trip_s, trace
+
+    assert 0 < round_trip_s(2, merges=20) < 1
+    word_counts = {b"the cat": 5, b"then": 3, b"other": 2, b"aaaa": 4}
+    table = trace(word_counts, "shards", 256 + 1 + 6)
+    assert list(table["merge"]) == list(range(1, 7))
+    small = compact(table)
+    assert small.iloc[-1]["merge"] == -1
+    assert small.iloc[-1]["words_touched"] == 6  # every merge here rewrote under 20 words

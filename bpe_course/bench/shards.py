@@ -154,3 +154,57 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# --- The model: where would merge workers pay on N cores? ---------------------------------------
+
+
+def round_trip_model(costs: pd.DataFrame) -> tuple[float, float]:
+    """``R(N) = fixed + per_worker * N``, fitted to the measured round trips (the parent pickles
+    and sends N messages, then reads N answers, one after another)."""
+    trips = costs[costs["quantity"] == "round_trip_s"]
+    per_worker, fixed = np.polyfit(trips["workers"].astype(float), trips["value"], 1)
+    return max(float(fixed), 0.0), float(per_worker)
+
+
+def work_per_word(trace: pd.DataFrame, min_words: int = 500) -> float:
+    """Seconds per word rewritten in fast's big merges (at least ``min_words`` words, merge 1 and
+    its set-up left out): the work a worker would share."""
+    big = trace[(trace["merge"] > 1) & (trace["words_touched"] >= min_words)]
+    return float(big["seconds"].sum() / big["words_touched"].sum())
+
+
+def predict(
+    trace: pd.DataFrame,
+    costs: pd.DataFrame,
+    fast_merge_s: float,
+    merges: int,
+    cores: int,
+    round_trip: tuple[float, float] | None = None,
+) -> dict[str, float]:
+    """The sharded merge loop's time on ``cores`` workers, from fast's trace of one workload.
+
+    Assumptions: a merge of ``t`` words costs fast ``w t`` (:func:`work_per_word`), and on ``N``
+    workers ``R(N) + w t / N``: the work splits evenly, the parent's share is nothing, nothing
+    else runs on the machine. The switch is ideal: a merge goes to the workers only when that
+    saves time. Paid once: starting and indexing the shards and bringing them home, as measured
+    on this workload with 2 workers (fast's own index, inside its time, is not taken off).
+    """
+    fixed, per_worker = round_trip or round_trip_model(costs)
+    trip = fixed + per_worker * cores
+    w = work_per_word(trace)
+    words = trace[(trace["merge"] >= 1) & (trace["merge"] <= merges)]["words_touched"]
+    saved = (w * words * (1 - 1 / cores) - trip).clip(lower=0)
+    paying = int((saved > 0).sum())
+    one_off = costs[costs["quantity"].isin(["setup_s", "home_s"])]["value"].sum() if paying else 0
+    predicted = fast_merge_s - float(saved.sum()) + float(one_off)
+    return {
+        "cores": cores,
+        "round_trip_s": trip,
+        "break_even_words": trip / (w * (1 - 1 / cores)),
+        "merges_paying": paying,
+        "saved_s": float(saved.sum()),
+        "one_off_s": float(one_off),
+        "merge_s": predicted,
+        "speedup": fast_merge_s / predicted,
+    }
