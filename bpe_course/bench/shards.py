@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("what", choices=["grid", "costs"])
     parser.add_argument("--sizes", nargs="+", default=list(GRID.sizes))
     parser.add_argument("--repeats", type=int, default=GRID.repeats)
+    parser.add_argument("--vocab-sizes", type=int, nargs="+", default=list(GRID.vocab_sizes))
+    parser.add_argument("--versions", nargs="+", default=list(GRID.versions))
     args = parser.parse_args(argv)
     results = notebooks_dir() / "results"
     if args.what == "costs":
@@ -140,14 +142,17 @@ def main(argv: list[str] | None = None) -> None:
         return
     # Each size on both shapes before the next size; V5 on 500 MB (its pattern alone takes minutes
     # there) at the smallest vocab only, last.
+    vocabs = tuple(args.vocab_sizes)
     for size in sorted(args.sizes, key=parse_size):
         big = parse_size(size) > parse_size("100MB")
-        versions = tuple(v for v in GRID.versions if not (big and v == "v5"))
-        grid = Grid(versions, (size,), GRID.vocab_sizes, args.repeats, GRID.timeout_s)
+        versions = tuple(v for v in args.versions if not (big and v == "v5"))
+        grid = Grid(versions, (size,), vocabs, args.repeats, GRID.timeout_s)
         for corpus in CORPORA:
             run_grid(grid, results / "shards.csv", corpus=corpus, workers=2)
     for size in [s for s in args.sizes if parse_size(s) > parse_size("100MB")]:
-        grid = Grid(("v5",), (size,), GRID.vocab_sizes[:1], args.repeats, GRID.timeout_s)
+        if "v5" not in args.versions:
+            break
+        grid = Grid(("v5",), (size,), vocabs[:1], args.repeats, GRID.timeout_s)
         for corpus in CORPORA:
             run_grid(grid, results / "shards.csv", corpus=corpus, workers=2)
 
