@@ -96,6 +96,8 @@ SLIDES: dict[str, dict[str, str]] = {
         "10": "-", "11": "slide", "12": "subslide", "14": "slide", "15": "subslide", "16": "slide",
         "17": "-", "18": "slide", "19": "-", "20": "slide", "21": "subslide", "22": "slide",
         "24": "-", "27": "slide", "29": "slide", "30": "-",
+        # the merge workers (section 6b)
+        "shards-idea": "slide", "shards-figure": "subslide", "shards-model-code": "subslide",
     },
     "14_beyond_one_machine": {
         "0": "slide", "1": "slide", "2": "-", "3": "notes", "5": "slide", "7": "subslide",

@@ -34,6 +34,7 @@ def plot_against_fast(ratios, metric: str = "merge_s"):
             )
         ax.axhline(1.0, color="#999999", linewidth=0.8, linestyle="--")
         ax.set_xscale("log")
+        ax.set_xlim(part["vocab_size"].min() / 1.6, part["vocab_size"].max() * 1.6)  # one vocab too
         ax.set_yscale("log")
         ax.set_title(f"{corpus} {size}", fontsize=9)
         ax.set_xlabel("vocab size")
