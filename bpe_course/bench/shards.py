@@ -116,7 +116,8 @@ def measure_costs(results: Path, sizes: tuple[str, ...] = GRID.sizes) -> None:
                 table.insert(0, "version", version)
                 for key, value in reversed(where.items()):
                     table.insert(0, key, value)
-                table["load_1m"] = began
+                table["load_1m"] = round(began, 2)
+                table["seconds"] = table["seconds"].round(7)  # 0.1 us: far below the noise
                 header = not trace_csv.exists()
                 table.to_csv(trace_csv, mode="a", header=header, index=False)
 

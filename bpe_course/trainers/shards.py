@@ -56,9 +56,9 @@ __all__ = ["SWITCH_SITES", "WordShards", "count_words", "merge_loop"]
 
 # Below this many sites per merge (mean of the last WINDOW merges) one process beats a round trip
 # to the workers: a merge of s sites saves s * w * (1 - 1/N) and costs a round trip R. Measured on
-# the 2-core machine, loaded (``python -m bpe_course.bench.shards costs``, notebook 13): R about
-# 220 us per merge to 2 workers (traced: shards' small merges minus fast's), w about 1.5 us per
-# word rewritten (fast's merges of 500 words and more): R / (w / 2) is about 300.
+# the 2-core machine, loaded (``python -m bpe_course.bench.shards costs``, notebook 13): R from
+# about 110 to 360 us per merge to 2 workers (traced: shards' small merges minus fast's), w about
+# 1.5 to 2 us per word rewritten (fast's merges of 500 words and more): R / (w / 2), about 300.
 SWITCH_SITES = 300
 WINDOW = 8
 
