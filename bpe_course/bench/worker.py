@@ -102,13 +102,22 @@ def run(spec: dict) -> dict:
     }
 
 
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its children that have ended: on a
+    shared machine, the work done, which load does not inflate as it does wall time."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def _run_course_version(spec: dict) -> dict:
     trainer = get_trainer(spec["version"])
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
+    cpu = cpu_seconds()
     start = time.perf_counter()
     word_counts = trainer.count_words(
         spec["corpus"], spec["special_tokens"], workers=spec["workers"] if trainer.parallel else 1
     )
-    pretokenized = time.perf_counter()
+    pretokenized, cpu_pretokenized = time.perf_counter(), cpu_seconds()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _, merges = trainer.merge_loop(word_counts, spec["vocab_size"], spec["special_tokens"])
@@ -117,6 +126,9 @@ def _run_course_version(spec: dict) -> dict:
         "pretokenize_s": pretokenized - start,
         "merge_s": done - pretokenized,
         "total_s": done - start,
+        "cpu_s": cpu_seconds() - cpu,
+        "merge_cpu_s": cpu_seconds() - cpu_pretokenized,
+        "load_1m": load,  # the machine's load average as the run began
         "peak_rss_mb": peak_rss_mb(),
         "peak_rss_children_mb": peak_rss_children_mb(),
         "merges": len(merges),

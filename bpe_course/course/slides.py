@@ -98,6 +98,8 @@ SLIDES: dict[str, dict[str, str]] = {
         "24": "-", "27": "slide", "29": "slide", "30": "-",
         "owt-scale": "slide", "owt-scale-run": "subslide", "owt-scale-see": "notes",
         "merge-growth": "subslide", "merge-growth-run": "-", "merge-growth-see": "notes",
+        # the merge workers (section 6b)
+        "shards-idea": "slide", "shards-figure": "subslide", "shards-model-code": "subslide",
     },
     "14_beyond_one_machine": {
         "0": "slide", "1": "slide", "2": "-", "3": "notes", "5": "slide", "7": "subslide",

@@ -72,6 +72,7 @@ VERSION_COLORS = {
     "fastmax": "#2ca02c",
     "sites": "#ff9896",
     "fast": "#d62728",
+    "shards": "#8c6d31",
     "post_v4": "#17becf",
     "post_v5": "#9467bd",
     "post_v5_nogc": "#c5b0d5",
@@ -80,6 +81,7 @@ VERSION_COLORS = {
 }
 _LABELS = {
     "fastmax": "fast max",
+    "shards": "shards (merge workers)",
     "post_v4": "post's V4",
     "post_v5": "post's V5",
     "post_v5_nogc": "post's V5, GC off",
@@ -134,6 +136,7 @@ from bpe_course.plots.scaling import (  # noqa: E402
     scaling_slopes,
     speedups,
 )
+from bpe_course.plots.shards import plot_against_fast  # noqa: E402, F401
 from bpe_course.plots.traces import overtakes, plot_cumulative, plot_per_merge  # noqa: E402
 
 

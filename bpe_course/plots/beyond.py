@@ -8,7 +8,7 @@ import textwrap
 from bpe_course.plots import METRIC_NAMES, describe, style, version_color, version_label
 
 # Course versions in course order, then the posts' designs, then the libraries.
-ORDER = ("v0", "v1", "v2", "v3", "v4", "v5", "fastmax", "sites", "fast")
+ORDER = ("v0", "v1", "v2", "v3", "v4", "v5", "fastmax", "sites", "fast", "shards")
 ORDER += ("post_v4", "post_v5", "post_v5_nogc", "hf", "rustbpe")
 
 

@@ -16,6 +16,7 @@ from bpe_course.reference import post_v4, post_v5, v0_stream
 from bpe_course.trainers import (
     fast,
     fast_max,
+    shards,
     sites,
     v1_naive,
     v2_incremental,
@@ -55,6 +56,7 @@ TRAINERS: dict[str, Trainer] = {
         Trainer("fastmax", "V4 + SortedDict (fast max)", fast_max, parallel=True),
         Trainer("sites", "V5 + merge sites (words as str)", sites, parallel=True),
         Trainer("fast", "Fast (flat numpy sites, pieces)", fast, parallel=True),
+        Trainer("shards", "Fast + merge workers on word shards", shards, parallel=True),
     ]
 }
 

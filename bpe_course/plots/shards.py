@@ -1,0 +1,47 @@
+"""Notebook 13's figure of the merge workers: each version's time over fast's, in the same repeat,
+against the vocab size, one panel per corpus shape and size."""
+
+from __future__ import annotations
+
+from bpe_course.plots import METRIC_NAMES, version_color, version_label
+
+
+def plot_against_fast(ratios, metric: str = "merge_s"):
+    """``ratios``: rows of ``corpus``, ``size``, ``vocab_size``, ``version`` and the ``median``,
+    ``min`` and ``max`` over the repeats of the version's time over fast's (as
+    :func:`bpe_course.bench.beyond.paired_ratios` gives them). Lines at the medians, bars over
+    the range; below 1 the version beat fast."""
+    import matplotlib.pyplot as plt
+
+    panels = ratios[["corpus", "size"]].drop_duplicates().sort_values(["size", "corpus"])
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(3.2 * len(panels), 3.2), sharey=True, squeeze=False
+    )
+    for ax, (corpus, size) in zip(axes[0], panels.itertuples(index=False)):
+        part = ratios[(ratios["corpus"] == corpus) & (ratios["size"] == size)]
+        for version, rows in part.groupby("version"):
+            rows = rows.sort_values("vocab_size")
+            spread = [rows["median"] - rows["min"], rows["max"] - rows["median"]]
+            ax.errorbar(
+                rows["vocab_size"],
+                rows["median"],
+                yerr=spread,
+                marker="o",
+                markersize=3,
+                capsize=2,
+                color=version_color(version),
+                label=version_label(version),
+            )
+        ax.axhline(1.0, color="#999999", linewidth=0.8, linestyle="--")
+        ax.set_xscale("log")
+        ax.set_xlim(part["vocab_size"].min() / 1.6, part["vocab_size"].max() * 1.6)  # one vocab too
+        ax.set_yscale("log")
+        ax.set_title(f"{corpus} {size}", fontsize=9)
+        ax.set_xlabel("vocab size")
+    axes[0][0].set_ylabel(f"{METRIC_NAMES.get(metric, metric)} time / fast's (same repeat)")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(
+        "Below the dashed line a version beats fast; bars: range of the repeats", fontsize=9
+    )
+    fig.tight_layout()
+    return fig
