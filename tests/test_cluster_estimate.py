@@ -65,3 +65,42 @@ def test_dask_over_the_pool_is_taken_within_a_round_and_the_costs_are_medians() 
     assert costs_from(overhead_table(3)).core_mb_s == pytest.approx(1000 / (100 * 2))
     one = path_ratios(overhead_table(1).drop(columns="repeat")).iloc[0]  # tables of one run
     assert one["repeats"] == 1
+
+
+class _FakeRun:
+    """subprocess.run for the overhead grid: a row per run, failing the runs it is told to."""
+
+    def __init__(self, failures: set[int]) -> None:
+        self.calls, self.failures = 0, failures
+
+    def __call__(self, command, **_):
+        import json
+        import subprocess
+
+        self.calls += 1
+        if self.calls in self.failures:
+            return subprocess.CompletedProcess(command, 1, "", "CommClosedError: Stream is closed")
+        row = {"count_s": 1.0, "merges_sha": "same", "words": 3, "merge_s": 0.1}
+        return subprocess.CompletedProcess(command, 0, json.dumps(row) + "\n", "")
+
+
+def test_a_failed_run_is_run_again_once_and_the_row_says_so(tmp_path, monkeypatch) -> None:
+    import bpe_course.bench.cluster as bench
+
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
+    monkeypatch.setattr(bench.subprocess, "run", _FakeRun({2}))
+    table = bench.run_overhead(["300KB"], progress=False)
+    assert list(table["attempts"]) == [1, 2]
+
+
+def test_a_grid_that_stops_keeps_its_finished_runs_in_a_partial_file(tmp_path, monkeypatch):
+    import bpe_course.bench.cluster as bench
+
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
+    monkeypatch.setattr(bench.subprocess, "run", _FakeRun({2, 3}))  # the second run fails twice
+    csv = tmp_path / "overhead.csv"
+    with pytest.raises(RuntimeError, match="failed 2 times"):
+        bench.main(["300KB", "--csv", str(csv)])
+    assert not csv.exists()  # never a CSV that looks whole
+    (partial,) = tmp_path.glob("overhead.csv.*.partial")
+    assert len(pd.read_csv(partial)) == 1

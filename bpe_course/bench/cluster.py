@@ -289,10 +289,12 @@ def run_overhead(
     progress: bool = True,
     timeout_s: float = 3600,
     repeats: int = 1,
+    on_row=None,
 ):
     """Both paths at every size (generated stories), as a DataFrame; the merges must agree.
     With ``repeats``, every (size, path) cell runs once per round, the paths in turn within each
-    round, so the ratio of the two paths in one round compares runs made side by side."""
+    round, so the ratio of the two paths in one round compares runs made side by side.
+    ``on_row`` sees the table so far after each run (``main`` keeps it in a partial file)."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -306,27 +308,42 @@ def run_overhead(
     ):
         corpus = generated_corpus(size)
         spec = {"path": path, "corpus": str(corpus), "workers": workers, "vocab_size": vocab_size}
+        row, attempts = _run_one(spec, timeout_s)
+        rows.append(
+            {"size": size, "size_bytes": parse_size(size), "path": path, "workers": workers}
+            | {"repeat": repeat}
+            | {"vocab_size": vocab_size}
+            | row
+            | {"attempts": attempts}
+            | context()
+        )
+        if on_row is not None:
+            on_row(pd.DataFrame(rows))
+    table = pd.DataFrame(rows)
+    for size, group in table.groupby("size"):
+        if group["merges_sha"].nunique() != 1:
+            raise RuntimeError(f"the pool and Dask learned different merges at {size}")
+    return table
+
+
+# A measurement that fails is run once more: on a loaded machine a Dask worker's connection can
+# drop while the run reads the workers' peaks. The row records how many attempts it took.
+ATTEMPTS = 2
+
+
+def _run_one(spec: dict, timeout_s: float) -> tuple[dict, int]:
+    for attempt in range(1, ATTEMPTS + 1):
         done = subprocess.run(
             [sys.executable, "-m", "bpe_course.bench.cluster", "--one", json.dumps(spec)],
             capture_output=True,
             text=True,
             timeout=timeout_s,
         )
-        if done.returncode != 0:
-            raise RuntimeError(f"the {path} run at {size} failed:\n{done.stderr[-2000:]}")
-        row = json.loads(done.stdout.splitlines()[-1])
-        rows.append(
-            {"size": size, "size_bytes": parse_size(size), "path": path, "workers": workers}
-            | {"repeat": repeat}
-            | {"vocab_size": vocab_size}
-            | row
-            | context()
-        )
-    table = pd.DataFrame(rows)
-    for size, group in table.groupby("size"):
-        if group["merges_sha"].nunique() != 1:
-            raise RuntimeError(f"the pool and Dask learned different merges at {size}")
-    return table
+        if done.returncode == 0:
+            return json.loads(done.stdout.splitlines()[-1]), attempt
+        last_line = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+        print(f"the {spec['path']} run failed (attempt {attempt}): {last_line}", file=sys.stderr)
+    raise RuntimeError(f"the {spec['path']} run failed {ATTEMPTS} times:\n{done.stderr[-2000:]}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -341,9 +358,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print(json.dumps(measure(json.loads(args.one))))
         return 0
-    table = run_overhead(args.sizes, args.workers, args.vocab_size, repeats=args.repeats)
-    if args.csv:
-        table.to_csv(args.csv, index=False)
+    from bpe_course.files import partial_path
+
+    # The runs so far go to a partial file of their own, kept if the grid stops, so an hour of
+    # measurements is never lost; the CSV itself is replaced only by a whole grid.
+    partial = partial_path(Path(args.csv)) if args.csv else None
+    keep = None if partial is None else (lambda t: t.to_csv(partial, index=False))
+    try:
+        table = run_overhead(
+            args.sizes, args.workers, args.vocab_size, repeats=args.repeats, on_row=keep
+        )
+    except BaseException:
+        if partial is not None:
+            print(f"the runs finished so far are in {partial}", file=sys.stderr)
+        raise
+    if partial is not None:
+        os.replace(partial, args.csv)
     columns = ["size", "path", "count_s", "client_peak_mb", "worker_peak_mb", "load_before"]
     print(table[[c for c in columns if c in table]].to_string(index=False))
     return 0
