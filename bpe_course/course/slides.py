@@ -96,8 +96,7 @@ SLIDES: dict[str, dict[str, str]] = {
         "10": "-", "11": "slide", "12": "subslide", "14": "slide", "15": "subslide", "16": "slide",
         "17": "-", "18": "slide", "19": "-", "20": "slide", "21": "subslide", "22": "slide",
         "24": "-", "27": "slide", "29": "slide", "30": "-",
-        "owt-scale": "slide", "owt-scale-run": "subslide", "owt-scale-see": "notes",
-        "merge-growth": "subslide", "merge-growth-run": "-", "merge-growth-see": "notes",
+        "owt-scale": "notes", "owt-scale-run": "subslide", "owt-scale-see": "notes",
         # the merge workers (section 6b)
         "shards-idea": "slide", "shards-figure": "subslide", "shards-model-code": "subslide",
     },
