@@ -83,6 +83,9 @@ _WIDE_SPACE_BYTES = [
 _MAY_END_IN_SPACE = [False] * 256
 for _char in " \t\n\x0b\x0c\r" + _WIDE_SPACES:
     _MAY_END_IN_SPACE[_char.encode("utf-8")[-1]] = True
+# Pieces split at once (joined): at most this many, so their pretokens (as bytes objects, about
+# 40 bytes each) take a few MB however many distinct pieces a worker holds.
+_BATCH = 50_000
 # Pieces with a count up to this are counted by repeating their pretokens (in C).
 _REPEAT_AT_MOST = 4
 
@@ -183,19 +186,23 @@ class PieceCounter:
         counts: Counter[bytes] = Counter()
         groups, alone = self._group_by_count()
         for count, group in groups.items():
-            text = b" " + b" ".join(group)
-            if text.isascii():
-                _add_scaled(counts, self._split_ascii(text), count)
-                continue
-            ascii_pieces = list(filter(bytes.isascii, group))
-            if ascii_pieces:
-                _add_scaled(counts, self._split_ascii(b" " + b" ".join(ascii_pieces)), count)
-            others = b" " + b" ".join(filterfalse(bytes.isascii, group))
-            _add_scaled(counts, self._split_text(others), count)
+            for start in range(0, len(group), _BATCH):  # batches: the pretokens of one at a time
+                self._add_group(counts, group[start : start + _BATCH], count)
         for piece, count in alone:
             _add_scaled(counts, self._split_text(b" " + piece), count)
         counts.update(self.direct)
         return counts
+
+    def _add_group(self, counts: Counter[bytes], group: list[bytes], count: int) -> None:
+        text = b" " + b" ".join(group)
+        if text.isascii():
+            _add_scaled(counts, self._split_ascii(text), count)
+            return
+        ascii_pieces = list(filter(bytes.isascii, group))
+        if ascii_pieces:
+            _add_scaled(counts, self._split_ascii(b" " + b" ".join(ascii_pieces)), count)
+        others = b" " + b" ".join(filterfalse(bytes.isascii, group))
+        _add_scaled(counts, self._split_text(others), count)
 
     def _group_by_count(self) -> tuple[dict[int, list[bytes]], list[tuple[bytes, int]]]:
         """The pieces by count, and apart those that are empty or end in whitespace."""

@@ -162,3 +162,9 @@ def test_python_sources_count_like_the_pattern() -> None:
     chunks = text.split(EOT)
     expected = sum((by_pattern(chunk, [EOT]) for chunk in chunks), Counter())
     assert +repeated_counts(chunks, [EOT]) == expected
+
+
+def test_groups_split_in_batches(monkeypatch) -> None:
+    monkeypatch.setattr(pieces, "_BATCH", 3)
+    text = stdlib_corpus(60_000)
+    assert +count_pretokens(text, [EOT]) == by_pattern(text, [EOT])
