@@ -17,16 +17,50 @@ it, and what comes after does not depend on what came before) when
   same one the pattern gives when that run ends the text, and the space joins the next word.
 
 A space with whitespace (or the edge of the text) on both sides, or before a special token, may not
-be a cut (in ``"x\\n \\ny"`` the pattern makes ``"\\n "`` one pretoken). Those are found with
-``str.find`` (only whitespace characters that end some piece can precede one), and each run of
-pieces they glue together is counted with the pattern as one segment instead. Special tokens are
-split out inside each piece; a special token that holds a space would be cut by the split, so then
-the plain pattern runs instead (:func:`count_words` falls back).
+be a cut (in ``"x\\n \\ny"`` the pattern makes ``"\\n "`` one pretoken). Those are found by a
+few stdlib patterns over the bytes (each starts with a literal byte, which ``re`` looks for
+fast), and each run of pieces they glue together is counted with the pattern as one segment.
+Special tokens are split out inside each piece; a special token that holds a space would be cut
+by the split, so then the plain pattern runs instead (:func:`count_words` falls back).
 
 Files are cut into chunks just after an ASCII letter or digit followed by a space (a cut, by the
 first rule, and never inside a UTF-8 character), or, where a stretch has none, at a safe cut of
-:mod:`bpe_course.cuts`, so the counts are the same for any number of workers. Each worker adds up the pieces of all its chunks and runs the pattern once per distinct
-piece at the end.
+:mod:`bpe_course.cuts`, so the counts are the same for any number of workers. Each worker adds
+up the pieces of all its chunks and runs the pattern over its distinct pieces at the end.
+
+Running the pattern once per distinct piece is still one Python call per piece, and text with
+many distinct pieces (a dictionary, an encyclopedia, the web: punctuation attached to words,
+capitals, numbers) has hundreds of thousands of them. So the distinct pieces with the same count
+are *joined* with spaces and split by one ``findall`` (in batches), and the pretokens of the whole
+group counted ``count`` times at once. Joining is exact by the first rule: every space that joins
+two pieces follows a piece that ends in a character that is not whitespace (pieces that end in
+whitespace, and the empty piece, are split one by one). A group of ASCII pieces is split by the
+stdlib ``re`` on the bytes themselves, with a pattern equal to GPT-2's on ASCII (the only ASCII
+letters are A-Z and a-z, the only digits 0-9, and ``\\s`` agrees on all 128 characters: a test
+checks it), several times faster than ``regex`` on decoded text; the rest take ``regex``.
+
+What each step bought, in CPU seconds on one core (``PieceCounter.add`` over every 4 MB chunk,
+then ``pretokens``; ``time.process_time``, the code before and after in turn in one process,
+medians of 3, on the 2-core machine while other jobs kept its load near 10, so seconds are
+inflated and the ratios are what to read); the cuts were profiled first with cProfile:
+
+==================================  ============  =============  ============
+corpus (distinct pieces)            ``add``       ``pretokens``  both
+==================================  ============  =============  ============
+wide, 21.5 MB (333,101)             1.23 -> 1.26  1.11 -> 0.66   2.41 -> 1.93
+dictionary, 21 MB (580,732)         1.61 -> 1.33  2.43 -> 1.52   4.05 -> 2.84
+stories, 21.5 MB (52,760)           0.91 -> 0.92  0.20 -> 0.10   1.11 -> 1.02
+==================================  ============  =============  ============
+
+- ``pretokens``: joining the pieces of a count and one ``findall`` per batch (stdlib ``re`` on
+  ASCII bytes) instead of one call per piece with a shortcut for simple pieces.
+- ``add``: the spaces that may not be cuts found by patterns, not by a Python loop over each
+  ``"  "`` (the dictionary has 83,000 double spaces); no change where there are none.
+- What is left is the floor of this design in CPython: ``bytes.split`` plus ``Counter`` (hashing
+  every piece) is most of ``add``, and ``findall`` plus counting the pretokens most of
+  ``pretokens``. Each worker runs ``pretokens`` on its own distinct pieces, so pieces that two
+  workers both hold are split twice.
+The dictionary stand-in is ``bpe-course data dictionary --size 21MB`` (Debian's ``dict-gcide``).
 """
 
 from __future__ import annotations
@@ -36,7 +70,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import islice
+from itertools import chain, filterfalse, repeat
 from pathlib import Path
 
 import regex
@@ -59,13 +93,38 @@ MAX_PIECES = 1_000_000
 _SCAN_BLOCK = 1 << 16
 _CUT = re.compile(rb"[0-9A-Za-z] ")  # ASCII: never part of a multi-byte UTF-8 character
 _WHITESPACE = regex.compile(r"\s")  # the pattern's own idea of whitespace (not str.isspace)
-# Pieces this simple are split without the pattern: ASCII marks, then ASCII letters (or digits),
-# a contraction, ASCII marks; e.g. '"Thank', "Ben's", 'ball?"'. What the pattern makes of them:
-# " " + marks, then the letters alone (or " " + letters when no mark leads), the contraction, marks.
-_MARKS = rb"[!-/:-@\[-`{-~]*"
-_SIMPLE = re.compile(
-    rb"(" + _MARKS + rb")([A-Za-z]+|[0-9]+)('(?:[sdmt]|ll|ve|re))?(" + _MARKS + rb")"
+# The GPT-2 pattern on ASCII bytes, for the stdlib ``re`` (several times faster than ``regex`` on
+# str, and no decoding): the only ASCII letters are A-Z and a-z, the only ASCII digits 0-9, and
+# ``\s`` on bytes is the same six characters as the pattern's ``\s`` below 128 (a test checks all
+# three classes character by character).
+_ASCII_PATTERN = re.compile(
+    rb"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+"""
 )
+# Whitespace characters the pattern knows (``\s``) beyond ASCII; a test checks the list is whole.
+_WIDE_SPACES = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+_WIDE_SPACES += "\u2028\u2029\u202f\u205f\u3000"
+# Any of them as UTF-8 bytes, as a pattern; and as patterns that each start with one literal byte:
+# the ASCII ones but the space, then the wide ones by their first byte.
+_SPACE_CHAR = b"|".join(re.escape(c.encode("utf-8")) for c in " \t\n\x0b\x0c\r" + _WIDE_SPACES)
+_ASCII_SPACE_BYTES = [re.escape(c) for c in (b"\t", b"\n", b"\x0b", b"\x0c", b"\r")]
+_WIDE_SPACE_BYTES = [
+    re.escape(bytes((lead,)))
+    + b"(?:"
+    + b"|".join(
+        re.escape(c.encode("utf-8")[1:]) for c in _WIDE_SPACES if c.encode("utf-8")[0] == lead
+    )
+    + b")"
+    for lead in sorted({c.encode("utf-8")[0] for c in _WIDE_SPACES})
+]
+# Last bytes a piece ending in whitespace can have: only such pieces are looked at closer.
+_MAY_END_IN_SPACE = [False] * 256
+for _char in " \t\n\x0b\x0c\r" + _WIDE_SPACES:
+    _MAY_END_IN_SPACE[_char.encode("utf-8")[-1]] = True
+# Pieces split at once (joined): at most this many, so their pretokens (as bytes objects, about
+# 40 bytes each) take a few MB however many distinct pieces a worker holds.
+_BATCH = 50_000
+# Pieces with a count up to this are counted by repeating their pretokens (in C).
+_REPEAT_AT_MOST = 4
 
 
 class PieceCounter:
@@ -82,20 +141,25 @@ class PieceCounter:
             raise ValueError("a special token holds a space: count with the plain pattern")
         self.special_bytes = tuple(token.encode("utf-8") for token in special_tokens)
         self.special = special_token_regex(special_tokens)
-        # special tokens that could hide inside a simple piece: those pieces take the pattern
-        self.guard = tuple(t for t in self.special_bytes if all(0x21 <= c < 0x7F for c in t))
+        # the special tokens an ASCII text can hold, for the stdlib pattern on bytes
+        self.ascii_special_bytes = tuple(t for t in self.special_bytes if t.isascii())
+        self.ascii_special = _bytes_alternation(self.ascii_special_bytes)
         self.pieces: Counter[bytes] = Counter()
-        self.direct: Counter[str] = Counter()
+        self.direct: Counter[str] = Counter()  # of the glued stretches and first pieces
         self._space: dict[bytes, bool] = {}
-        self._before: set[bytes] = set()  # whitespace characters that end some piece seen
+        # a space after whitespace, before whitespace, a special token or the end: maybe no cut.
+        # The patterns that find one each start with a literal byte that is rarely a space (which
+        # ``re`` looks for fast); the wide ones look only in text that is not ASCII.
+        after = b"|".join([_SPACE_CHAR, *map(re.escape, self.special_bytes), rb"\Z"])
+        self._unsafe_after = re.compile(b"(?:" + after + b")")
+        self._spaces = re.compile(b"   *")  # two literal spaces first: found faster than "  +"
+        self._unsafe_ascii = [re.compile(c + b" (?=" + after + b")") for c in _ASCII_SPACE_BYTES]
+        self._unsafe_wide = [re.compile(c + b" (?=" + after + b")") for c in _WIDE_SPACE_BYTES]
 
     def add(self, data: bytes) -> None:
         """Count the pieces of one UTF-8 text (all of it: a text is never cut inside)."""
         pieces = self.pieces
-        known = len(pieces)
         pieces.update(data.split(b" "))  # an iterable, not a mapping: counted in C, in place
-        if len(pieces) > known:  # keys keep their order: the new pieces are the last ones
-            self._learn_tails(list(islice(reversed(pieces), len(pieces) - known)))
         space = data.find(b" ")
         first = data if space < 0 else data[:space]
         pieces[first] -= 1  # counted below without the space that the others have
@@ -120,23 +184,9 @@ class PieceCounter:
         if not first_done:
             self._add_segment(first)
 
-    def _learn_tails(self, new: list[bytes]) -> None:
-        """Note the whitespace characters that end one of ``new`` (pieces not seen before): only
-        those can stand before a space that is not a cut."""
-        is_space = self._is_space
-        tails = {piece[-1] for piece in new if piece}  # last bytes: a few dozen at most
-        self._before.update(bytes((t,)) for t in tails if t < 0x80 and is_space(bytes((t,))))
-        if any(t >= 0x80 for t in tails):  # some piece ends in a multi-byte character
-            ends = {_last_char(piece) for piece in new if piece and piece[-1] >= 0x80}
-            self._before.update(char for char in ends if is_space(char))
-        if b"" in new:  # an empty piece: a space before a space, or at an edge
-            self._before.add(b" ")
-
     def _add_segment(self, segment: bytes) -> None:
-        text = segment.decode("utf-8")
-        parts = [text] if self.special is None else self.special.split(text)[::2]
-        for part in parts:
-            self.direct.update(GPT2_REGEX.findall(part))
+        tokens = self._split_ascii(segment) if segment.isascii() else self._split_text(segment)
+        self.direct.update(token.decode("utf-8") for token in tokens)
 
     def _is_space(self, char: bytes) -> bool:
         known = self._space.get(char)
@@ -147,67 +197,113 @@ class PieceCounter:
 
     def _unsafe_spaces(self, data: bytes) -> list[int]:
         """Indexes of the spaces that may not be cuts: whitespace (or the start) before them, and
-        whitespace, the end or a special token after them. A superset is safe; a miss is not:
-        the whitespace that ends any piece seen so far (this text's included) is looked for."""
-        is_space, before = self._is_space, self._before
-        if not before:
-            return []
-        specials = self.special_bytes
-        n = len(data)
-
-        def unsafe_after(i: int) -> bool:
-            return (
-                i + 1 == n
-                or is_space(_char_at(data, i + 1))
-                or any(data.startswith(t, i + 1) for t in specials)
-            )
-
-        found = [0] if data.startswith(b" ") and unsafe_after(0) else []
-        for char in before:
-            probe = char + b" "
-            j = data.find(probe)
-            while j >= 0:
-                space = j + len(char)
-                if unsafe_after(space):
-                    found.append(space)
-                j = data.find(probe, j + 1)
-        return sorted(set(found))
+        whitespace, the end or a special token after them."""
+        found = [0] if data.startswith(b" ") and self._unsafe_after.match(data, 1) else []
+        for run in self._spaces.finditer(data):  # spaces after a space: all but the last are
+            start, end = run.span()
+            found += range(start + 1, end - 1)
+            if self._unsafe_after.match(data, end):
+                found.append(end - 1)
+        patterns = self._unsafe_ascii if data.isascii() else self._unsafe_ascii + self._unsafe_wide
+        for pattern in patterns:
+            found += [match.end() - 1 for match in pattern.finditer(data)]
+        return sorted(found)
 
     def pretokens(self) -> dict[bytes, int]:
-        """The pretoken counts (UTF-8 bytes): the pattern once per distinct piece, scaled by its
-        count. A piece of ASCII letters only (or digits only) is one pretoken, space included.
+        """The pretoken counts (UTF-8 bytes): the pattern over the distinct pieces, scaled.
+
+        Pieces with the same count are joined with spaces and split by one ``findall`` (the
+        stdlib pattern on bytes when they are ASCII), and their pretokens counted ``count`` times
+        at once. Joining is exact because every space joining two pieces is a cut: the piece
+        before it ends in a character that is not whitespace (pieces that end in whitespace, and
+        the empty piece, are split one by one).
 
         Raises ``UnicodeDecodeError`` if a piece is not UTF-8 (callers say where in the file).
         """
-        counts: dict[bytes, int] = {}
-        get = counts.get
-        findall, special = GPT2_REGEX.findall, self.special
-        simple, guard = _SIMPLE.fullmatch, self.guard
+        counts: Counter[bytes] = Counter()
+        groups, alone = self._group_by_count()
+        for count, group in groups.items():
+            for start in range(0, len(group), _BATCH):  # batches: the pretokens of one at a time
+                self._add_group(counts, group[start : start + _BATCH], count)
+        for piece, count in alone:
+            _add_scaled(counts, self._split_text(b" " + piece), count)
+        for token, count in self.direct.items():
+            counts[token.encode("utf-8")] += count
+        return counts
+
+    def _add_group(self, counts: Counter[bytes], group: list[bytes], count: int) -> None:
+        text = b" " + b" ".join(group)
+        if text.isascii():
+            _add_scaled(counts, self._split_ascii(text), count)
+            return
+        ascii_pieces = list(filter(bytes.isascii, group))
+        if ascii_pieces:
+            _add_scaled(counts, self._split_ascii(b" " + b" ".join(ascii_pieces)), count)
+        others = b" " + b" ".join(filterfalse(bytes.isascii, group))
+        _add_scaled(counts, self._split_text(others), count)
+
+    def _group_by_count(self) -> tuple[dict[int, list[bytes]], list[tuple[bytes, int]]]:
+        """The pieces by count, and apart those that are empty or end in whitespace."""
+        groups: dict[int, list[bytes]] = {}
+        alone: list[tuple[bytes, int]] = []
+        empty = self.pieces.pop(b"", 0)
+        if empty > 0:
+            alone.append((b"", empty))
+        may_end_in_space, is_space = _MAY_END_IN_SPACE, self._is_space
         for piece, count in self.pieces.items():
             if count <= 0:
                 continue
-            match = simple(piece)
-            if match is not None and not any(t in piece for t in guard):
-                lead, word, contraction, trail = match.groups()
-                for token in (b" " + lead, word) if lead else (b" " + word,):
-                    counts[token] = get(token, 0) + count
-                for token in (contraction, trail):
-                    if token:
-                        counts[token] = get(token, 0) + count
+            if may_end_in_space[piece[-1]] and is_space(_last_char(piece)):
+                alone.append((piece, count))
                 continue
-            text = " " + piece.decode("utf-8")
-            if special is not None and special.search(text):
-                parts = special.split(text)[::2]
+            group = groups.get(count)
+            if group is None:
+                groups[count] = [piece]
             else:
-                parts = (text,)
-            for part in parts:
-                for token in findall(part):
-                    word = token.encode("utf-8")
-                    counts[word] = get(word, 0) + count
-        for token, count in self.direct.items():
-            word = token.encode("utf-8")
-            counts[word] = get(word, 0) + count
-        return counts
+                group.append(piece)
+        if empty:
+            self.pieces[b""] = empty
+        return groups, alone
+
+    def _split_ascii(self, text: bytes) -> list[bytes]:
+        """The pretokens of ASCII ``text``, special tokens split out: the stdlib pattern."""
+        if self.ascii_special is None or not any(t in text for t in self.ascii_special_bytes):
+            return _ASCII_PATTERN.findall(text)
+        tokens: list[bytes] = []
+        for part in self.ascii_special.split(text)[::2]:
+            tokens += _ASCII_PATTERN.findall(part)
+        return tokens
+
+    def _split_text(self, text: bytes) -> list[bytes]:
+        """The pretokens of UTF-8 ``text``, special tokens split out: the ``regex`` pattern."""
+        decoded = text.decode("utf-8")
+        if self.special is not None and self.special.search(decoded):
+            parts = self.special.split(decoded)[::2]
+        else:
+            parts = (decoded,)
+        tokens: list[bytes] = []
+        for part in parts:
+            tokens += map(str.encode, GPT2_REGEX.findall(part))
+        return tokens
+
+
+def _add_scaled(counts: Counter[bytes], tokens: list[bytes], count: int) -> None:
+    """Add each of ``tokens`` ``count`` times: by repeating the list, counted in C, when the
+    count is small; else once per distinct token, multiplied, in Python."""
+    if count <= _REPEAT_AT_MOST:
+        counts.update(tokens if count == 1 else chain.from_iterable(repeat(tokens, count)))
+        return
+    get = counts.get
+    for token, n in Counter(tokens).items():
+        counts[token] = get(token, 0) + n * count
+
+
+def _bytes_alternation(tokens: Sequence[bytes]) -> re.Pattern[bytes] | None:
+    """Like :func:`~bpe_course.pretokenize.special_token_regex`, for bytes: longest first."""
+    if not tokens:
+        return None
+    ordered = sorted(tokens, key=len, reverse=True)
+    return re.compile(b"(" + b"|".join(re.escape(token) for token in ordered) + b")")
 
 
 def _last_char(piece: bytes) -> bytes:
@@ -216,13 +312,6 @@ def _last_char(piece: bytes) -> bytes:
     while i > 0 and 0x80 <= piece[i] < 0xC0:  # continuation bytes
         i -= 1
     return piece[i:]
-
-
-def _char_at(data: bytes, i: int) -> bytes:
-    """The UTF-8 character starting at ``data[i]``, as bytes."""
-    lead = data[i]
-    size = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-    return data[i : i + size]
 
 
 def count_pretokens(text: str, special_tokens: Sequence[str] = ()) -> Counter[str]:

@@ -8,7 +8,7 @@ from bpe_course.errors import BPEInputError
 
 
 def add_bench_commands(commands) -> None:
-    from bpe_course.bench.harness import GRIDS
+    from bpe_course.bench.grids import GRIDS
     from bpe_course.bench.libraries import LIBRARIES
     from bpe_course.trainers import ALL_TRAINERS
 

@@ -36,6 +36,21 @@ def add_data_commands(commands) -> None:
     )
     generate.add_argument("--seed", type=int, default=0, help="random seed, 0 or more (default: 0)")
     generate.set_defaults(run=run_data_generate)
+    dictionary = actions.add_parser(
+        "dictionary",
+        help="real English from a dictd dictionary on this machine (no network needed)",
+        description="Write the entries of a dictd dictionary, lines stripped, joined by "
+        "<|endoftext|>, up to a size: real text with many distinct pieces (punctuation, "
+        "capitals, numbers). Default: Debian's GNU Collaborative International Dictionary of "
+        "English (apt-get install dict-gcide).",
+    )
+    dictionary.add_argument("--size", required=True, help="like 21MB (decimal units)")
+    dictionary.add_argument(
+        "--source",
+        default=None,
+        help="a dictd dictionary without its suffixes (default: /usr/share/dictd/gcide)",
+    )
+    dictionary.set_defaults(run=run_data_dictionary)
     slicing = actions.add_parser(
         "slice", help="a prefix of a corpus ending on a document boundary, cached in data/"
     )
@@ -90,6 +105,19 @@ def run_data_generate(args: argparse.Namespace) -> int:
     from bpe_course.corpora.datasets import generated_corpus
 
     print(generated_corpus(args.size, args.seed, args.shape, progress=sys.stderr.isatty()))
+    return 0
+
+
+def run_data_dictionary(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bpe_course.corpora.datasets import _writable_data_dir, parse_size, size_label
+    from bpe_course.corpora.dictd import GCIDE, write_dictd_corpus
+
+    source = GCIDE if args.source is None else Path(args.source)
+    size = parse_size(args.size)
+    path = _writable_data_dir() / f"{source.name}-{size_label(size)}.txt"
+    print(path if path.exists() else write_dictd_corpus(path, size, source))
     return 0
 
 

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import http.client
 import os
 import re
 import tempfile
 import time
-import urllib.error
-import urllib.request
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -354,6 +351,11 @@ def _fetch(
     on_bytes: Callable[[int], None] | None,
     limits: _Limits,
 ) -> Path:
+    # here, not at the top: http and urllib (with email and ssl) cost every command's start-up
+    import http.client
+    import urllib.error
+    import urllib.request
+
     name = dataset.name
     target = folder / dataset.filename
     if target.exists():  # finished by the download that held the lock before us

@@ -1,0 +1,170 @@
+"""The pieces path's shortcuts are exact: pieces joined by count, the stdlib pattern on ASCII bytes,
+the unsafe spaces found by patterns, on made-up text and on text of real shapes."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+
+import pytest
+import regex
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from bpe_course import pieces
+from bpe_course.pieces import PieceCounter, count_pretokens
+from bpe_course.pretokenize import GPT2_REGEX, split_on_special_tokens
+
+from .conftest import EOT, stdlib_corpus
+
+SPECIALS = [EOT, "[SEP]", "\n<s>", "»", "\u00a0<x>"]
+
+
+def by_pattern(text: str, special_tokens=()) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for part in split_on_special_tokens(text, special_tokens)[::2]:
+        counts.update(GPT2_REGEX.findall(part))
+    return counts
+
+
+def repeated_counts(texts: list[str], special_tokens=()) -> Counter[str]:
+    """Counts through one PieceCounter, as a worker adds its chunks."""
+    counter = PieceCounter(special_tokens)
+    for text in texts:
+        counter.add(text.encode("utf-8"))
+    return Counter({word.decode("utf-8"): n for word, n in counter.pretokens().items()})
+
+
+@pytest.mark.parametrize(
+    "name, pattern, ascii_pattern",
+    [
+        ("whitespace", r"\s", rb"\s"),
+        ("letters", r"\p{L}", rb"[A-Za-z]"),
+        ("digits", r"\p{N}", rb"[0-9]"),
+    ],
+)
+def test_ascii_classes_agree_with_the_pattern(
+    name: str, pattern: str, ascii_pattern: bytes
+) -> None:
+    wanted = [i for i in range(128) if regex.fullmatch(pattern, chr(i))]
+    assert [i for i in range(128) if re.fullmatch(ascii_pattern, bytes((i,)))] == wanted, name
+
+
+def test_the_wide_spaces_are_all_of_the_patterns_whitespace() -> None:
+    space = regex.compile(r"\s")
+    wide = [chr(i) for i in range(128, sys.maxunicode + 1) if space.fullmatch(chr(i))]
+    assert "".join(wide) == pieces._WIDE_SPACES
+
+
+# Words that split in many ways: Unicode letters and digits of other scripts, marks, contractions
+# (and near misses), numbers with separators, every kind of whitespace, and special tokens.
+WORDS = [
+    "the", "The", "I'm", "don't", "we've", "they'll", "it'S", "'re", "'", "''", "o'clock",
+    "1,000.50", "1990s", "(1746–1769)", "\"Hello,", "world!\"", "--Shak.", "{Abuse}", "[Obs.]",
+    "naïve", "Ärger", "東京", "٣٤", "Ⅻ", "x²", "😀", "e\u0301", "\u200b", "a_b", "@#$",
+]  # fmt: skip
+SPACES = [" ", "  ", "   ", "\n", "\n\n", " \n", "\t", "\r\n", "\u00a0", "\u3000", "\u2009", "\x0b",
+          "\x1c", "\x85", "\u2028"]  # fmt: skip
+fragment = st.one_of(
+    st.sampled_from(WORDS),
+    st.sampled_from(SPACES),
+    st.sampled_from(SPECIALS),
+    st.text(st.characters(codec="utf-8"), min_size=1, max_size=4),
+)
+texts = st.lists(fragment, max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(texts, min_size=1, max_size=4), copies=st.integers(1, 9))
+@example(parts=["a\n b\n a\n"], copies=3)
+@example(parts=["x \u3000 \u3000 y"], copies=5)
+@example(parts=[" [SEP] \n<s> x"], copies=6)
+def test_repeated_pieces_count_like_the_pattern(parts: list[str], copies: int) -> None:
+    # copies put the same pieces in groups of higher counts, past _REPEAT_AT_MOST
+    texts_in = parts * copies
+    expected = sum((by_pattern(text, SPECIALS) for text in texts_in), Counter())
+    assert +repeated_counts(texts_in, SPECIALS) == expected
+
+
+@pytest.mark.parametrize("repeat_at_most", [0, 1, 1000])
+def test_both_ways_of_scaling_agree(monkeypatch, repeat_at_most: int) -> None:
+    monkeypatch.setattr(pieces, "_REPEAT_AT_MOST", repeat_at_most)
+    text = "the cat, the dog's ball; 42 cats.\n \n" * 7 + " naïve café\u00a0 the end "
+    assert +repeated_counts([text, text[5:]], [EOT]) == by_pattern(text, [EOT]) + by_pattern(
+        text[5:], [EOT]
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(
+        st.from_regex(
+            r"[\"'(.,!?<|\n]{0,2}([A-Za-z]{0,4}|[0-9]{0,3}|é)('s|'ll|'t|'re|'x)?[\"'.,!?|>)\n\t]{0,2}",
+            fullmatch=True,
+        ),
+        max_size=30,
+    ),
+    separator=st.sampled_from([" ", "  ", " \n ", "\u00a0 "]),
+)
+def test_ascii_and_unicode_pieces_side_by_side(words: list[str], separator: str) -> None:
+    text = separator.join(words * 3)
+    assert +count_pretokens(text, [EOT, "|>"]) == by_pattern(text, [EOT, "|>"])
+
+
+def test_a_piece_ending_in_whitespace_is_never_joined() -> None:
+    # "x\n" (before a cut: a space, then a letter) and "\nc" come one after the other in the
+    # group of count 1: joined, " x\n \nc" would make "\n " one pretoken.
+    text = "b a x\n b \nc"
+    assert +count_pretokens(text) == by_pattern(text)
+
+
+def test_a_piece_ending_in_whitespace_before_a_special_token() -> None:
+    # "\n" + " " + special: the space is no cut, and the piece "x\n" must not join the group of
+    # pieces that end in letters (a join would put a space after "\n").
+    text = f"a x\n {EOT}b x\n\u00a0 [SEP]y x\n"
+    expected = sum((by_pattern(text, SPECIALS) for _ in range(3)), Counter())
+    assert +repeated_counts([text] * 3, SPECIALS) == expected
+
+
+def test_unsafe_spaces_in_runs_of_every_length() -> None:
+    counter = PieceCounter([EOT])
+    data = b"a  b   c    d\n \ne \n" + EOT.encode() + b"  "
+    found = counter._unsafe_spaces(data)
+    # each space whose left neighbour is whitespace and whose right one is whitespace, the end
+    # or a special token
+    n = len(data)
+    wanted = [
+        i
+        for i in range(1, n)
+        if data[i] == 0x20
+        and chr(data[i - 1]).isspace()
+        and (i + 1 == n or chr(data[i + 1]).isspace() or data.startswith(EOT.encode(), i + 1))
+    ]
+    assert found == wanted
+
+
+@pytest.mark.parametrize("shape", ["stories", "wide"])
+def test_generated_shapes_count_like_the_pattern(shape: str) -> None:
+    from bpe_course.corpora.generate import corpus_blocks
+
+    blocks = corpus_blocks(shape, seed=3)
+    text = b"".join(next(blocks) for _ in range(3)).decode("utf-8")
+    assert len(text) > 50_000
+    # cut anywhere: each chunk is counted as a whole text
+    chunks = [text[i : i + 20_000] for i in range(0, len(text), 20_000)]
+    expected = sum((by_pattern(chunk, [EOT]) for chunk in chunks), Counter())
+    assert +repeated_counts(chunks, [EOT]) == expected
+
+
+def test_python_sources_count_like_the_pattern() -> None:
+    text = stdlib_corpus(400_000)
+    chunks = text.split(EOT)
+    expected = sum((by_pattern(chunk, [EOT]) for chunk in chunks), Counter())
+    assert +repeated_counts(chunks, [EOT]) == expected
+
+
+def test_groups_split_in_batches(monkeypatch) -> None:
+    monkeypatch.setattr(pieces, "_BATCH", 3)
+    text = stdlib_corpus(60_000)
+    assert +count_pretokens(text, [EOT]) == by_pattern(text, [EOT])
