@@ -195,3 +195,22 @@ def test_the_overhead_benchmark_runs_both_paths_and_checks_their_merges(tmp_path
         assert dask[column] > 0, column
     costs = costs_from(table)
     assert costs.core_mb_s > 0 and costs.words == dask["words"]
+
+
+def test_one_sum_is_timed_on_two_whole_counts(client) -> None:
+    from bpe_course.bench.cluster import _time_one_sum
+
+    counts = {f"word{i}".encode(): i for i in range(20_000)}
+    seen: list[int] = []
+    real_submit = client.submit
+
+    def submit(function, left, right, **kwargs):
+        seen.extend(type(x).__name__ for x in (left, right))
+        return real_submit(function, left, right, **kwargs)
+
+    client.submit = submit
+    try:
+        assert _time_one_sum(client, counts) > 0
+    finally:
+        del client.submit
+    assert seen == ["Future", "Future"]  # one future per count, not a dict of one per word

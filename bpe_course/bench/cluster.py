@@ -134,8 +134,9 @@ def _time_one_sum(client, counts) -> float:
 
     workers = list(client.nthreads())
     first, second = workers[0], workers[-1]  # two different workers, when there are two
-    left = client.scatter(counts, workers=[first], hash=False)
-    right = client.scatter(counts, workers=[second], hash=False)
+    # In a list: a dict given alone is scattered as one piece of data per key (here, per word)
+    [left] = client.scatter([counts], workers=[first], hash=False)
+    [right] = client.scatter([counts], workers=[second], hash=False)
     start = time.perf_counter()
     wait(client.submit(add_counts, left, right, workers=[first], pure=False))
     return time.perf_counter() - start
