@@ -2,7 +2,7 @@
 
 Change from :mod:`~bpe_course.trainers.sites` (which changed V5 to update only the pairs around each
 merge site, one word at a time in Python): the words are one flat array of token ids, linked lists
-(``next``, ``prev``) skip the tokens merged away, and ``where[pair]`` lists the positions where the
+(``next``, ``prev``) skip the tokens merged away, and ``site_positions[pair]`` lists the positions where the
 pair was made. A merge of ``(a, b)`` with many candidate positions keeps those that still hold
 ``a`` followed by ``b``, and then, for all sites at once with numpy:
 
@@ -16,7 +16,7 @@ A merge with few candidates (most of them, late in training) does the same in pl
 ``array.array`` that shares the numpy array's memory: numpy's fixed cost per call would dominate.
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
 with the same tie-break keys. A pair is only ever made by the merge of its newest token, so after
-that its count only falls: a heap entry can only be stale downwards, and ``where`` never needs
+that its count only falls: a heap entry can only be stale downwards, and ``site_positions`` never needs
 pruning (a stale position is skipped when its pair is merged).
 Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs) in Python.
 Memory: five integers per byte of the distinct words (not of the corpus).
@@ -51,12 +51,11 @@ from bpe_course.trainers.common import (
     OnMerge,
     Vocab,
     check_training_arguments,
-    heap_pair_key,
     initial_vocab,
     record_merge,
     warn_exhausted,
 )
-from bpe_course.trainers.sites import PairKeys, pop_live
+from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
 __all__ = ["FlatWords", "count_words", "merge_loop"]
 
@@ -70,7 +69,7 @@ class FlatWords:
     ``tok[i]`` is the token at position ``i`` (-1 once merged away); ``nxt``/``prv`` link the live
     positions of a word; position ``n`` is a sentinel (token -1) that word ends link to. Each array
     is an ``array.array`` (fast to index from Python) and a numpy view of the same memory (fast on
-    many positions at once). ``where[pair]`` lists the left positions where the pair was made; it
+    many positions at once). ``site_positions[pair]`` lists the left positions where the pair was made; it
     is never pruned (a pair only ever loses occurrences), so candidates are checked when used.
     """
 
@@ -94,10 +93,10 @@ class FlatWords:
         self.prv, self.prv_np = _shared(prv)
         self.weight, self.weight_np = _shared(weight)
         self.owner = array("q", owner.tobytes())
-        self.where: dict[int, list[int]] = {}
+        self.site_positions: dict[int, list[int]] = {}
 
     def pair_counts(self) -> dict[int, int]:
-        """Every adjacent pair's count, weighted by its word's count, and ``where`` filled in."""
+        """Every adjacent pair's count, weighted by its word's count, and ``site_positions`` filled in."""
         tok, nxt, n = self.tok_np, self.nxt_np, self.n
         left = np.flatnonzero(nxt[:n] != n)
         codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536
@@ -109,7 +108,7 @@ class FlatWords:
         pairs = ((found // 256) * self.base + found % 256).tolist()
         start = 0
         for pair, end in zip(pairs, ends):
-            self.where[pair] = positions[start:end]
+            self.site_positions[pair] = positions[start:end]
             start = end
         return dict(zip(pairs, totals[found].astype(np.int64).tolist()))
 
@@ -118,7 +117,7 @@ class FlatWords:
     ) -> tuple[dict[int, int], Sequence[int]]:
         """Merge every occurrence of ``pair = (a, b)`` into ``new``: lower the counts of the pairs
         lost in ``pair_counts``; return the pairs made with their counts, and the sites."""
-        candidates = self.where.pop(pair)
+        candidates = self.site_positions.pop(pair)
         if len(candidates) < SMALL:
             return self._merge_few(candidates, a, b, new, pair_counts)
         return self._merge_many(np.asarray(candidates), a, b, new, pair_counts)
@@ -132,7 +131,7 @@ class FlatWords:
                 sites.append(p)
                 taken = nxt[p]
         made: dict[int, int] = {}
-        where = self.where
+        site_positions = self.site_positions
         last = len(sites) - 1
         after = -1  # the right token of the previous site
         for k, p in enumerate(sites):
@@ -142,7 +141,7 @@ class FlatWords:
                 pair_counts[tok[x] * base + a] -= count
                 code = tok[x] * base + new
                 made[code] = made.get(code, 0) + count
-                where.setdefault(code, []).append(x)
+                site_positions.setdefault(code, []).append(x)
             if k < last and y == sites[k + 1]:  # a b a b: the middle (b, a) -> (N, N)
                 pair_counts[b * base + a] -= count
                 code = new * base + new
@@ -153,7 +152,7 @@ class FlatWords:
                 after = right
                 continue
             made[code] = made.get(code, 0) + count
-            where.setdefault(code, []).append(p)
+            site_positions.setdefault(code, []).append(p)
             after = right
         for p in sites:
             right = nxt[p]
@@ -200,7 +199,7 @@ class FlatWords:
         return made_counts, sites
 
     def _group_made(self, made: np.ndarray, weights: np.ndarray, at: np.ndarray) -> dict[int, int]:
-        """Counts of the pairs made, and their positions (in order) into ``where``."""
+        """Counts of the pairs made, and their positions (in order) into ``site_positions``."""
         if len(made) == 0:
             return {}
         # one stable sort: pairs in groups, each group's positions still in order
@@ -209,10 +208,10 @@ class FlatWords:
         totals = np.add.reduceat(weights[order], starts).tolist()
         positions = at[order].tolist()  # one list, sliced per pair: no array per pair
         ends = [*starts[1:].tolist(), len(positions)]
-        where = self.where
+        site_positions = self.site_positions
         start = 0
         for code, end in zip(codes, ends):
-            where[code] = positions[start:end]
+            site_positions[code] = positions[start:end]
             start = end
         return dict(zip(codes, totals))
 
@@ -251,6 +250,23 @@ def _runs(ordered: np.ndarray) -> tuple[list, np.ndarray]:
     return ordered[starts].tolist(), starts
 
 
+def push_made(
+    heap: list[tuple[int, bytes, int]],
+    pair_counts: dict[int, int],
+    merged: int,
+    made: Mapping[int, int],
+    keys: PairKeys,
+    base: int,
+) -> None:
+    """After the merge of ``merged``: it is dead (count 0); each pair made gets its count and one
+    heap entry (a pair is made only by the merge of its newest token, so once)."""
+    pair_counts[merged] = 0
+    heappush, key_of = heapq.heappush, keys.of
+    for pair, count in made.items():
+        pair_counts[pair] = count
+        heappush(heap, (-count, key_of(*divmod(pair, base)), pair))
+
+
 def merge_loop(
     word_counts: Mapping[bytes, int],
     vocab_size: int,
@@ -270,30 +286,22 @@ def merge_loop(
     pair_counts = flat.pair_counts()
     keys = PairKeys(vocab)
     base = vocab_size
-    heap = [(-c, keys.of(*divmod(p, base)), p) for p, c in pair_counts.items()]
-    heapq.heapify(heap)
-    heappush = heapq.heappush
+    heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
 
     for index in range(wanted):
-        # 1. The top entry that agrees with its pair's live count (as in sites).
-        top = pop_live(heap, pair_counts)
+        # 1. The top entry that agrees with its pair's live count (V5's pop_best).
+        top, _, _ = pop_best(heap, pair_counts)
         if top is None:
             warn_exhausted(index, wanted, vocab_size)
             break
         neg_count, _, best = top
         a, b = divmod(best, base)
         new_id = record_merge(vocab, merges, (a, b))
-        keys.add(vocab[new_id])
+        keys.add_token(vocab[new_id])
 
         # 2. Every site at once: the pairs lost are lowered, the pairs made come back.
         made, sites = flat.merge(best, a, b, new_id, pair_counts)
-        pair_counts[best] = 0
-        token_keys, id_keys = keys.token, keys.ids
-        for pair, count in made.items():
-            pair_counts[pair] = count
-            left, right = divmod(pair, base)
-            key = heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
-            heappush(heap, (-count, key, pair))
+        push_made(heap, pair_counts, best, made, keys, base)
         if on_merge is not None:
             touched = flat.words_with(sites)
             on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))

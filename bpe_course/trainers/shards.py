@@ -10,7 +10,7 @@ them up and picks the next merge. Words never travel after the start.
 
 The adaptive switch: a message round trip costs the same for a merge of 3 sites as of 300,000,
 and late merges are small (the best count only falls). When the last merges averaged fewer than
-``switch_sites`` sites, the workers hand their shards home (the arrays and ``where``, pickled
+``switch_sites`` sites, the workers hand their shards home (the arrays and ``site_positions``, pickled
 once) and the parent merges them itself, as fast does. Why the shards come home and not another
 way: the parent cannot keep a copy in step (that doubles the work the workers were to share), and
 replaying the merges done so far on the original words costs them all again in one process; the
@@ -26,7 +26,6 @@ where). A worker that dies stops the run with one line; workers end with their p
 
 from __future__ import annotations
 
-import heapq
 import multiprocessing
 import os
 import signal
@@ -44,13 +43,12 @@ from bpe_course.trainers.common import (
     OnMerge,
     Vocab,
     check_training_arguments,
-    heap_pair_key,
     initial_vocab,
     record_merge,
     warn_exhausted,
 )
-from bpe_course.trainers.fast import FlatWords
-from bpe_course.trainers.sites import PairKeys, pop_live
+from bpe_course.trainers.fast import FlatWords, push_made
+from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
 __all__ = ["SWITCH_SITES", "WordShards", "count_words", "merge_loop"]
 
@@ -82,7 +80,7 @@ def merge_shard(
     """Merge ``pair = (a, b)`` into ``new`` in one shard: lower ``pair_counts`` by the pairs lost,
     return the pairs made with their counts, the sites merged and (if ``touched``, else 0) the
     words rewritten."""
-    if pair not in flat.where:  # this shard never held the pair
+    if pair not in flat.site_positions:  # this shard never held the pair
         return {}, 0, 0
     made, sites = flat.merge(pair, a, b, new, pair_counts)
     return made, len(sites), flat.words_with(sites) if touched else 0
@@ -113,14 +111,19 @@ def _serve(conn, parent: int) -> None:
         return
 
 
+# What a shard is, as it travels home: FlatWords' arrays and index (numpy views are rebuilt).
+_STATE = ("base", "n", "tok", "nxt", "prv", "weight", "owner", "site_positions")
+
+
 def _state(flat: FlatWords) -> tuple:
-    return (flat.base, flat.n, flat.tok, flat.nxt, flat.prv, flat.weight, flat.owner, flat.where)
+    return tuple(getattr(flat, name) for name in _STATE)
 
 
 def _restore(state: tuple) -> FlatWords:
     """A shard's :class:`FlatWords` from :func:`_state`, numpy views rebuilt over its arrays."""
     flat = FlatWords.__new__(FlatWords)
-    flat.base, flat.n, flat.tok, flat.nxt, flat.prv, flat.weight, flat.owner, flat.where = state
+    for name, value in zip(_STATE, state):
+        setattr(flat, name, value)
     for name in ("tok", "nxt", "prv", "weight"):
         setattr(flat, f"{name}_np", np.frombuffer(getattr(flat, name), dtype=np.int64))
     return flat
@@ -284,35 +287,25 @@ def merge_loop(
         pair_counts = shards.pair_counts()
         keys = PairKeys(vocab)
         base = vocab_size
-        heap = [(-c, keys.of(*divmod(p, base)), p) for p, c in pair_counts.items()]
-        heapq.heapify(heap)
-        heappush = heapq.heappush
+        heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
         recent: deque[int] = deque(maxlen=window)
 
         for index in range(wanted):
             # 1. The top entry that agrees with its pair's live count (as in fast).
-            top = pop_live(heap, pair_counts)
+            top, _, _ = pop_best(heap, pair_counts)
             if top is None:
                 warn_exhausted(index, wanted, vocab_size)
                 break
             neg_count, _, best = top
             a, b = divmod(best, base)
             new_id = record_merge(vocab, merges, (a, b))
-            keys.add(vocab[new_id])
+            keys.add_token(vocab[new_id])
 
             # 2. The one change: every shard merges at once; only count changes come back.
             made, sites, touched = shards.merge(
                 best, a, b, new_id, pair_counts, on_merge is not None
             )
-            pair_counts[best] = 0
-            token_keys, id_keys = keys.token, keys.ids
-            for pair, count in made.items():
-                pair_counts[pair] = count
-                left, right = divmod(pair, base)
-                key = heap_pair_key(
-                    token_keys[left], token_keys[right], id_keys[left], id_keys[right]
-                )
-                heappush(heap, (-count, key, pair))
+            push_made(heap, pair_counts, best, made, keys, base)
 
             # 3. The adaptive switch: small merges are cheaper here than a round trip away.
             recent.append(sites)

@@ -20,7 +20,8 @@ merge, so the notebook can run them one at a time and print the heap in between.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TypeVar
 
 from bpe_course.trainers.common import (
     HeapStats,
@@ -43,10 +44,16 @@ from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
 DEFAULT_COMPACTION_FACTOR = 3.0
 
 HeapEntry = tuple[int, bytes, Pair]
+P = TypeVar("P", bound=Hashable)  # a pair, however a trainer writes it
 
 
 class PairKeys(dict):
-    """``pair -> heap key``, made on first use from per-token keys (one concatenation per pair)."""
+    """``pair -> heap key``, made from per-token keys (one concatenation per pair).
+
+    V5 reads it as a mapping (``keys[pair]``): a key is made on first use, kept while the pair
+    lives (a pair is pushed many times) and deleted with the pair. The trainers beyond V5 push a
+    pair once, when it is made, and call :meth:`of` instead: no cache to keep or prune.
+    """
 
     def __init__(self, vocab: Vocab) -> None:
         super().__init__()
@@ -57,29 +64,44 @@ class PairKeys(dict):
         self.id_keys.append(reversed_id_key(len(self.token_keys)))
         self.token_keys.append(reversed_token_key(token))
 
+    def of(self, left: int, right: int) -> bytes:
+        """The key of the pair ``(left, right)``, made afresh."""
+        token_keys, id_keys = self.token_keys, self.id_keys
+        return heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
+
     def __missing__(self, pair: Pair) -> bytes:
-        left, right = pair
-        key = self[pair] = heap_pair_key(
-            self.token_keys[left], self.token_keys[right], self.id_keys[left], self.id_keys[right]
-        )
+        key = self[pair] = self.of(*pair)
         return key
 
 
-def build_heap(pair_counts: Mapping[Pair, int], keys: PairKeys) -> list[HeapEntry]:
-    """One entry per live pair: at the start, and when compacting. O(P)."""
-    heap = [(-count, keys[pair], pair) for pair, count in pair_counts.items()]
+def build_heap(
+    pair_counts: Mapping[P, int],
+    keys: PairKeys,
+    ids: Callable[[P], Pair] | None = None,
+) -> list[tuple[int, bytes, P]]:
+    """One entry per live pair: at the start, and when compacting. O(P).
+
+    ``ids``: how to read a pair's two token ids when pairs are not tuples of ids (the trainers
+    beyond V5 write them as strings or integer codes); their keys are then made, not cached.
+    """
+    if ids is None:
+        heap = [(-count, keys[pair], pair) for pair, count in pair_counts.items()]
+    else:
+        of = keys.of
+        heap = [(-count, of(*ids(pair)), pair) for pair, count in pair_counts.items()]
     heapq.heapify(heap)
     return heap
 
 
 def pop_best(
-    heap: list[HeapEntry], pair_counts: Mapping[Pair, int]
-) -> tuple[HeapEntry | None, int, int]:
+    heap: list[tuple[int, bytes, P]], pair_counts: Mapping[P, int]
+) -> tuple[tuple[int, bytes, P] | None, int, int]:
     """Pop until an entry agrees with its pair's live count: that entry holds the best pair.
 
     A stale entry (its count is not the live one) is dropped, or pushed back with the live count
     when the pair is alive with a lower count. Returns the entry found (None when the heap runs
     out), the stale entries popped and how many of them were pushed back (for :class:`HeapStats`).
+    The trainers beyond V5 pop their heaps (pairs as strings or integer codes) with it too.
     """
     heappop, heappush, get = heapq.heappop, heapq.heappush, pair_counts.get
     stale = pushed_back = 0
