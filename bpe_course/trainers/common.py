@@ -73,7 +73,11 @@ def initial_vocab(special_tokens: Sequence[str] = ()) -> Vocab:
 
 
 def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) -> int:
-    """Validate the arguments every trainer takes; return the number of merges to do."""
+    """Validate the arguments every trainer takes; return the number of merges to do.
+
+    Called once per training, by the API (``train_bpe``, ``learn_merges``) before any work: the
+    merge loops assume valid arguments and stay about the merges.
+    """
     if special_tokens is None:
         raise BPEInputError("special_tokens must be a list of strings (empty for none), not None")
     if isinstance(special_tokens, (str, bytes)):

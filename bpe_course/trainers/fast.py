@@ -50,7 +50,6 @@ from bpe_course.trainers.common import (
     Merges,
     OnMerge,
     Vocab,
-    check_training_arguments,
     initial_vocab,
     record_merge,
     warn_exhausted,
@@ -274,8 +273,8 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words = [word for word in word_counts if len(word) > 1]
     if not words:  # no pair at all
         if wanted:

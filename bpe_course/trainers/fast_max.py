@@ -23,7 +23,6 @@ from bpe_course.trainers.common import (
     OnMerge,
     Pair,
     Vocab,
-    check_training_arguments,
     initial_vocab,
     record_merge,
     tie_break_key,
@@ -80,8 +79,8 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
     count_to_pairs = build_count_to_pairs(pair_counts)

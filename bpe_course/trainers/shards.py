@@ -42,7 +42,6 @@ from bpe_course.trainers.common import (
     Merges,
     OnMerge,
     Vocab,
-    check_training_arguments,
     initial_vocab,
     record_merge,
     warn_exhausted,
@@ -273,8 +272,8 @@ def merge_loop(
     home once the last ``window`` merges averaged fewer sites (0: never; ``float("inf")`` with
     ``window=1``: after the first merge). ``start_method``: ``"fork"``, ``"spawn"``... (default: the platform's).
     """
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words = [word for word in word_counts if len(word) > 1]
     if not words:  # no pair at all
         if wanted:

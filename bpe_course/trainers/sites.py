@@ -37,7 +37,6 @@ from bpe_course.trainers.common import (
     Merges,
     OnMerge,
     Vocab,
-    check_training_arguments,
     initial_vocab,
     record_merge,
     warn_exhausted,
@@ -90,8 +89,8 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     byte_words = [word for word in word_counts if len(word) > 1]
     counts = [word_counts[word] for word in byte_words]
     # latin-1 maps byte b to chr(b): the bytes become token ids 0-255 at C speed

@@ -15,7 +15,6 @@ from bpe_course.trainers.common import (
     Merges,
     OnMerge,
     Vocab,
-    check_training_arguments,
     count_pairs,
     initial_vocab,
     merge_word,
@@ -33,8 +32,8 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     for index in range(wanted):
         pair_counts = count_pairs(words, counts)  # from scratch, every time

@@ -30,7 +30,6 @@ from bpe_course.trainers.common import (
     OnMerge,
     Pair,
     Vocab,
-    check_training_arguments,
     heap_pair_key,
     initial_vocab,
     record_merge,
@@ -152,10 +151,10 @@ def merge_loop(
     ``compaction_factor``: rebuild the heap when it holds more than this many entries per live
     pair (``float("inf")`` never compacts).
     """
-    wanted = check_training_arguments(vocab_size, special_tokens)
     if not compaction_factor >= 1:
         raise ValueError(f"compaction_factor must be at least 1, not {compaction_factor!r}")
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
     keys = PairKeys(vocab)
