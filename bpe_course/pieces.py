@@ -79,11 +79,11 @@ from bpe_course.cuts import refine
 from bpe_course.pretokenize import (
     GPT2_REGEX,
     MIN_BYTES_PER_WORKER,
+    count_words,
     effective_workers,
     read_text,
     special_token_regex,
 )
-from bpe_course.pretokenize import count_words as count_words_with_pattern
 
 # Chunks are small so each worker holds only a few MB of split strings at a time.
 CHUNK_BYTES = 4_000_000
@@ -414,7 +414,7 @@ def _count_ranges_reporting(args: tuple[str, list[tuple[int, int]], tuple[str, .
     return count_ranges(*args, progress=_progress_queue.put)
 
 
-def count_words(
+def count_words_by_pieces(
     path: str | os.PathLike[str],
     special_tokens: Sequence[str] = (),
     workers: int | None = 1,
@@ -428,7 +428,7 @@ def count_words(
     The same arguments. Each worker takes every n-th chunk, so the work is even.
     """
     if any(" " in token for token in special_tokens):
-        return count_words_with_pattern(
+        return count_words(
             path,
             special_tokens,
             workers,

@@ -44,7 +44,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bpe_course.pieces import count_words
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
@@ -56,7 +55,7 @@ from bpe_course.trainers.common import (
 )
 from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
-__all__ = ["FlatWords", "count_words", "merge_loop"]
+__all__ = ["FlatWords", "merge_loop"]
 
 
 SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy

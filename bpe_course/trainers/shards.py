@@ -35,7 +35,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bpe_course.errors import WorkerDiedError
-from bpe_course.pieces import count_words
 from bpe_course.pool import exit_with_parent
 from bpe_course.trainers.common import (
     MergeEvent,
@@ -49,7 +48,7 @@ from bpe_course.trainers.common import (
 from bpe_course.trainers.fast import FlatWords, push_made
 from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
-__all__ = ["SWITCH_SITES", "WordShards", "count_words", "merge_loop"]
+__all__ = ["SWITCH_SITES", "WordShards", "merge_loop"]
 
 # Below this many sites per merge (mean of the last WINDOW merges) one process beats a round trip
 # to the workers: a merge of s sites saves s * w * (1 - 1/N) and costs a round trip R. Measured on

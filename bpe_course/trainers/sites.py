@@ -31,7 +31,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bpe_course.pieces import count_words
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
@@ -43,7 +42,7 @@ from bpe_course.trainers.common import (
 )
 from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
-__all__ = ["build_index", "count_words", "merge_loop"]
+__all__ = ["build_index", "merge_loop"]
 
 
 def _ids(pair: str) -> tuple[int, int]:
