@@ -41,6 +41,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections.abc import Mapping, Sequence
+from time import perf_counter
 
 import numpy as np
 
@@ -285,10 +286,13 @@ def merge_loop(
     keys = PairKeys(vocab)
     base = vocab_size
     heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
+    timed = on_merge is not None  # the clock is read only for a callback
 
     for index in range(wanted):
         # 1. The top entry that agrees with its pair's live count (V5's pop_best).
+        start = perf_counter() if timed else 0.0
         top, _, _ = pop_best(heap, pair_counts)
+        found = perf_counter() if timed else 0.0
         if top is None:
             warn_exhausted(index, wanted, vocab_size)
             break
@@ -301,6 +305,7 @@ def merge_loop(
         made, sites = flat.merge(best, a, b, new_id, pair_counts)
         push_made(heap, pair_counts, best, made, keys, base)
         if on_merge is not None:
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
             touched = flat.words_with(sites)
-            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
     return vocab, merges

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
+from time import perf_counter
 
 import numpy as np
 
@@ -99,10 +100,13 @@ def merge_loop(
     keys = PairKeys(vocab)
     heap = build_heap(pair_counts, keys, ids=_ids)
     heappush, key_of = heapq.heappush, keys.of
+    timed = on_merge is not None  # the clock is read only for a callback
 
     for index in range(wanted):
         # 1. The top entry that agrees with its pair's live count (V5's pop_best).
+        start = perf_counter() if timed else 0.0
         top, _, _ = pop_best(heap, pair_counts)
+        found = perf_counter() if timed else 0.0
         if top is None:
             warn_exhausted(index, wanted, vocab_size)
             break
@@ -121,7 +125,8 @@ def merge_loop(
             site_words[pair] = holders
             heappush(heap, (-count, key_of(ord(pair[0]), ord(pair[1])), pair))
         if on_merge is not None:
-            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
     return vocab, merges
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from time import perf_counter
 from typing import TypeVar
 
 from bpe_course.trainers.common import (
@@ -160,10 +161,13 @@ def merge_loop(
     keys = PairKeys(vocab)
     heap = build_heap(pair_counts, keys)
     pushes = stale_pops = compactions = 0
+    timed = on_merge is not None  # the clock is read only for a callback
 
     for index in range(wanted):
         # 1. Pop until an entry agrees with the live count: that pair is the best.
+        start = perf_counter() if timed else 0.0
         entry, stale, pushed_back = pop_best(heap, pair_counts)
+        found = perf_counter() if timed else 0.0
         stale_pops += stale
         pushes += pushed_back
         if entry is None:
@@ -185,6 +189,7 @@ def merge_loop(
             compactions += 1
 
         if on_merge is not None:
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
             stats = HeapStats(len(heap), len(pair_counts), pushes, stale_pops, compactions)
-            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, stats))
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, stats, **times))
     return vocab, merges
