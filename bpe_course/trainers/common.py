@@ -13,13 +13,14 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
 
 Pair = tuple[int, int]
 Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
+T = TypeVar("T")  # a token: an id in the trainers, bytes in the tokenizer
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,14 +194,19 @@ def heap_pair_key(
 # --- Merging one word ------------------------------------------------------------------------------
 
 
-def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...]:
+def merge_word(word: Sequence[T], pair: tuple[T, T], new_id: T) -> tuple[T, ...]:
     """Replace every non-overlapping occurrence of ``pair`` in ``word``, left to right.
+
+    The trainers merge token ids; the tokenizer merges a pretoken's parts as byte strings with it
+    (``new_id`` is then the joined bytes): any items that compare equal will do.
 
     >>> merge_word((1, 2, 2, 2, 3), (2, 2), 9)
     (1, 9, 2, 3)
+    >>> merge_word((b"a", b"b", b"ab"), (b"a", b"b"), b"ab")
+    (b'ab', b'ab')
     """
     left, right = pair
-    out: list[int] = []
+    out: list[T] = []
     i, n = 0, len(word)
     while i < n:
         if word[i] == left and i + 1 < n and word[i + 1] == right:
