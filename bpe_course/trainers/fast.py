@@ -1,23 +1,32 @@
-"""Fast: the merge sites of a merge found and rewritten by numpy, all at once, on one flat array.
+"""Fast, beyond V5 after sites: the merge sites of a merge found and rewritten by numpy, all at
+once, on one flat array.
 
-Change from :mod:`~bpe_course.trainers.sites` (which changed V5 to update only the pairs around each
-merge site, one word at a time in Python): the words are one flat array of token ids, linked lists
-(``next``, ``prev``) skip the tokens merged away, and ``site_positions[pair]`` lists the positions where the
-pair was made. A merge of ``(a, b)`` with many candidate positions keeps those that still hold
-``a`` followed by ``b``, and then, for all sites at once with numpy:
+Change from :mod:`~bpe_course.trainers.sites` (which changed V5 to update only the pairs around
+each merge site, one word at a time in Python): the words become one flat array of token ids, in
+which a merge handles all its sites at once. The parts of that change, named:
 
-- the pairs lost, ``(x, a)`` and ``(b, y)``, and made, ``(x, N)`` and ``(N, y)``, weighted by the
-  words' counts, summed per pair (``unique`` + ``bincount``), so Python sees each changed pair once;
-- two sites side by side (``a b a b``) share their middle: ``(b, a)`` is lost and ``(N, N)`` made;
-  for ``a == b`` the runs ``a a a`` keep every other candidate, left to right, as ``merge_word``;
-- the array is rewritten in place: ``N`` at each site, the right token unlinked.
+1. **Flat words.** One array of token ids for all distinct words, with linked lists (``next``,
+   ``prev``) to skip the tokens merged away, and ``site_positions[pair]``, the position of every
+   site where the pair was made (sites' ``site_words``, as positions).
+2. **All sites at once, in numpy.** A merge of ``(a, b)`` keeps the candidate positions that
+   still hold ``a`` followed by ``b``, then for all sites together:
 
-A merge with few candidates (most of them, late in training) does the same in plain Python over an
-``array.array`` that shares the numpy array's memory: numpy's fixed cost per call would dominate.
+   - the pairs lost, ``(x, a)`` and ``(b, y)``, and made, ``(x, N)`` and ``(N, y)``, weighted by
+     the words' counts, summed per pair (``unique`` + ``bincount``): Python sees each changed pair
+     once;
+   - two sites side by side (``a b a b``) share their middle: ``(b, a)`` is lost and ``(N, N)``
+     made; for ``a == b`` the runs ``a a a`` keep every other candidate, left to right, as
+     ``merge_word``;
+   - the array is rewritten in place: ``N`` at each site, the right token unlinked.
+3. **Small merges in plain Python.** A merge with fewer than ``SMALL`` candidates (most of them,
+   late in training) does the same over an ``array.array`` that shares the numpy array's memory:
+   numpy's fixed cost per call would dominate.
+
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
-with the same tie-break keys. A pair is only ever made by the merge of its newest token, so after
-that its count only falls: a heap entry can only be stale downwards, and ``site_positions`` never needs
-pruning (a stale position is skipped when its pair is merged).
+(its ``PairKeys``, ``build_heap``, ``pop_best``), with the same tie-break keys. A pair is only
+ever made by the merge of its newest token, so after that its count only falls: a heap entry can
+only be stale downwards, and ``site_positions`` never needs pruning (a stale position is skipped
+when its pair is merged).
 Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs) in Python.
 Memory: five integers per byte of the distinct words (not of the corpus).
 Pretokenization counts space-delimited pieces first (:mod:`bpe_course.pieces`).
@@ -68,8 +77,9 @@ class FlatWords:
     ``tok[i]`` is the token at position ``i`` (-1 once merged away); ``nxt``/``prv`` link the live
     positions of a word; position ``n`` is a sentinel (token -1) that word ends link to. Each array
     is an ``array.array`` (fast to index from Python) and a numpy view of the same memory (fast on
-    many positions at once). ``site_positions[pair]`` lists the left positions where the pair was made; it
-    is never pruned (a pair only ever loses occurrences), so candidates are checked when used.
+    many positions at once). ``site_positions[pair]`` lists the left positions where the pair was
+    made; it is never pruned (a pair only ever loses occurrences), so candidates are checked when
+    used.
     """
 
     def __init__(self, words: Sequence[bytes], counts: Sequence[int], vocab_size: int) -> None:
@@ -95,7 +105,7 @@ class FlatWords:
         self.site_positions: dict[int, list[int]] = {}
 
     def pair_counts(self) -> dict[int, int]:
-        """Every adjacent pair's count, weighted by its word's count, and ``site_positions`` filled in."""
+        """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``."""
         tok, nxt, n = self.tok_np, self.nxt_np, self.n
         left = np.flatnonzero(nxt[:n] != n)
         codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536

@@ -1,4 +1,5 @@
-"""Shards: fast, but the words are split among worker processes that apply every merge together.
+"""Shards, the last trainer beyond V5: fast, but the words are split among worker processes that
+apply every merge together.
 
 Change from :mod:`~bpe_course.trainers.fast` (one change): the flat words are cut into ``N``
 shards, each held for the whole run by one persistent worker process (the parallel design of the
@@ -8,13 +9,13 @@ at once, each rewrites its own shard (fast's :class:`~bpe_course.trainers.fast.F
 answers with only the count changes: the pairs it lost and the pairs it made. The parent adds
 them up and picks the next merge. Words never travel after the start.
 
-The adaptive switch: a message round trip costs the same for a merge of 3 sites as of 300,000,
-and late merges are small (the best count only falls). When the last merges averaged fewer than
-``switch_sites`` sites, the workers hand their shards home (the arrays and ``site_positions``, pickled
-once) and the parent merges them itself, as fast does. Why the shards come home and not another
-way: the parent cannot keep a copy in step (that doubles the work the workers were to share), and
-replaying the merges done so far on the original words costs them all again in one process; the
-shards' state is a few flat arrays, copied once, late in the run.
+The adaptive switch: a message round trip costs the same for a merge of 3 sites as of 300,000, and
+late merges are small (the best count only falls). When the last merges averaged fewer than
+``switch_sites`` sites, the workers hand their shards home (the arrays and ``site_positions``,
+pickled once) and the parent merges them itself, as fast does. Why the shards come home and not
+another way: the parent cannot keep a copy in step (that doubles the work the workers were to
+share), and replaying the merges done so far on the original words costs them all again in one
+process; the shards' state is a few flat arrays, copied once, late in the run.
 
 Per merge, parallel: one round trip to ``N`` workers, plus ``1/N`` of fast's work on the sites
 each, plus the parent's heap pushes. At home: fast's per-merge work. Setup: the words sent once,

@@ -1,7 +1,12 @@
-"""Sites: V5's heap, but each merge touches only the pairs around its merge sites.
+"""Sites, the first trainer beyond V5: V5's heap, but each merge touches only the pairs around
+its merge sites.
 
-Change from V5 (measured in notebook 13 and in :mod:`~bpe_course.trainers.fast`'s docstring, which
-goes one step further):
+Beyond V5 is not one more rung of the ladder: this module makes five changes at once, and
+:mod:`~bpe_course.trainers.fast` and :mod:`~bpe_course.trainers.shards` each build on it. Each
+change is named below and in the registry's title, and notebook 13 measures each apart (its
+waterfall). What stays V5's: the heap and its pieces
+(:class:`~bpe_course.trainers.v5_heap.PairKeys`, :func:`~bpe_course.trainers.v5_heap.build_heap`,
+:func:`~bpe_course.trainers.v5_heap.pop_best`).
 
 1. **Merge sites, not whole words.** V5 rewrites a word by building its old and new pair lists and
    diffing them as sets. Here a merge finds its sites with ``str.find`` and updates only the pairs
@@ -11,9 +16,11 @@ goes one step further):
    pair is a 2-character string. Finding sites (``find``) and rewriting (``replace``, which is
    merge-left-to-right exactly as :func:`~bpe_course.trainers.common.merge_word`) run at C speed;
    no list of ints per word, no tuples per pair.
-3. **No per-word sets.** ``site_words`` maps a pair to a plain list of word ids, appended to
-   and never pruned. A pair only ever loses count after it is created (every new pair holds the
-   newest token, so an old pair is never made again), so a stale entry merely costs one ``find``.
+3. **No per-word sets.** ``site_words`` maps a pair to the word id of every site where it was
+   made: a plain list, with a word once per site (so repeats), appended to and never pruned
+   (hence not V4's ``pair_to_words``, the exact set of words holding the pair). A pair only ever
+   loses count after it is created (every new pair holds the newest token, so an old pair is
+   never made again), so a stale entry merely costs one ``find``.
 4. **The index built by numpy.** The first pair counts and word lists come from one pass over all
    words as a flat byte array (``bincount`` and a sort) instead of a Python loop per position.
 5. **Counting pieces before the pattern** (pretokenization): :mod:`bpe_course.pieces`.
