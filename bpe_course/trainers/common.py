@@ -131,15 +131,16 @@ def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) 
     return vocab_size - floor
 
 
-def warn_exhausted(done: int, wanted: int, vocab_size: int) -> None:
-    """Say, once, that the corpus ran out of pairs before the vocabulary was full."""
+def warn_exhausted(done: int, wanted: int, vocab_size: int, stacklevel: int = 3) -> None:
+    """Say, once, that the corpus ran out of pairs before the vocabulary was full (``stacklevel``:
+    3 points at the caller of the merge loop; a loop one call deeper passes 4)."""
     warnings.warn(
         VocabularyExhaustedWarning(
             f"stopped after {done} of {wanted} merges: no pair of tokens is left in the corpus, so "
             f"the vocabulary has {vocab_size - (wanted - done)} entries instead of {vocab_size}. "
             "Use a larger corpus or a smaller vocab_size."
         ),
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 

@@ -51,7 +51,7 @@ def merge_weighted(
     for index in range(wanted):
         pair_counts = count_pairs(words, counts)  # from scratch, every time
         if not pair_counts:
-            warn_exhausted(index, wanted, vocab_size)
+            warn_exhausted(index, wanted, vocab_size, stacklevel=4)  # the caller of merge_loop
             break
         best = most_frequent_pair(pair_counts, vocab)
         new_id = record_merge(vocab, merges, best)
