@@ -59,6 +59,7 @@ from bpe_course.trainers.common import (
     Merges,
     OnMerge,
     Vocab,
+    heap_pair_key,
     initial_vocab,
     record_merge,
     warn_exhausted,
@@ -270,10 +271,14 @@ def push_made(
     """After the merge of ``merged``: it is dead (count 0); each pair made gets its count and one
     heap entry (a pair is made only by the merge of its newest token, so once)."""
     pair_counts[merged] = 0
-    heappush, key_of = heapq.heappush, keys.of
+    heappush = heapq.heappush
+    # PairKeys.of without its call: this runs for every pair made, the loop's most frequent step
+    token_keys, id_keys = keys.token_keys, keys.id_keys
     for pair, count in made.items():
         pair_counts[pair] = count
-        heappush(heap, (-count, key_of(*divmod(pair, base)), pair))
+        left, right = divmod(pair, base)
+        key = heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
+        heappush(heap, (-count, key, pair))
 
 
 def merge_loop(
