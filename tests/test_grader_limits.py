@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_course.course.exercises import check
+from bpe_course.course.checking import check
 from bpe_course.course.sandbox import MEMORY_BYTES, read_data
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's prctl and /proc")
@@ -133,7 +133,7 @@ def test_an_endless_trainer_is_stopped_on_the_first_tiny_text_within_seconds(tmp
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=180
     )
-    # The first input is a small text: its limit is seconds (10), not the reference corpus's.
+    # The first input is a small text: its limit is seconds (10), not the stories corpus's.
     assert result.stdout.startswith(
         "train_bpe: stopped after 10 s without an answer on text='low low low"
     ), result.stdout + result.stderr
@@ -163,7 +163,7 @@ def test_a_cpu_hog_is_stopped_by_the_cpu_limit(tmp_path) -> None:
     hog = "def merge_word(word, pair, new_id):\n    while True:\n        pass\n"
     path = student_file(tmp_path, hog)
     code = textwrap.dedent(f"""
-        from bpe_course.course.exercises import EXERCISES
+        from bpe_course.course.catalog import EXERCISES
         from bpe_course.course.grading import grade
         from bpe_course.course.loading import StudentFile
         from bpe_course.course.sandbox import Limits
