@@ -329,17 +329,9 @@ def test_a_wrong_answer_fails_on_the_smallest_input(name, source, wanted, tmp_pa
 
 
 def test_an_endless_loop_is_stopped_and_leaves_no_process(tmp_path) -> None:
-    endless = """
-        def merge_word(word, pair, new_id):
-            out, i = [], 0
-            while i < len(word):
-                if word[i : i + 2] == pair:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(word[i])  # forgot i += 1
-            return tuple(out)
-        """
+    endless = with_part(
+        MERGE_LOOP, "out.append(word[i])\n                i += 1", "out.append(word[i])"
+    )
     report = check("merge_word", student_file(tmp_path, "merge_word", endless), timeout=1)
     assert not report.passed
     assert report.text.startswith(
@@ -367,18 +359,11 @@ def test_a_syntax_error_is_one_line(tmp_path, capsys) -> None:
 
 
 def test_the_students_exception_is_shown_as_theirs_with_its_line(tmp_path) -> None:
-    source = """
-        def merge_word(word, pair, new_id):
-            out, i = [], 0
-            while i < len(word):
-                if word[i] == pair[0] and word[i + 1] == pair[1]:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            return tuple(out)
-        """
+    source = with_part(
+        MERGE_LOOP,
+        "if word[i : i + 2] == pair:",
+        "if word[i] == pair[0] and word[i + 1] == pair[1]:",
+    )
     path = student_file(tmp_path, "merge_word", source)
     text = check("merge_word", path).text
     assert text.startswith(

@@ -207,6 +207,7 @@ def test_show_source_hides_a_function_as_one_line() -> None:
     assert hidden_source(source, ["not_there"]) == source
     shown = show_source_before(v4_inverted_index, "rewrite_words").data
     assert HIDDEN in shown and "holders = pair_to_words.pop(best)" not in shown
+    assert "SOLUTION" not in shown  # no mark left dangling where the solution was
 
 
 @pytest.mark.parametrize("stem", EXERCISE_NOTEBOOKS)

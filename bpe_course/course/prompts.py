@@ -5,9 +5,11 @@ it (:func:`show_solution`, in a cell tagged ``solution`` that the student handou
 
 from __future__ import annotations
 
+import inspect
+
 from bpe_course.course.catalog import get_exercise
-from bpe_course.course.stubs import function_stub
-from bpe_course.course.widgets import show_source
+from bpe_course.course.stubs import BEGIN, END, function_stub
+from bpe_course.course.widgets import hidden_source, show_source
 
 HOW = """\
 Write it in `exercises/{name}.py` (open it from JupyterLab's file browser, beside this notebook):
@@ -46,7 +48,16 @@ def show_exercise(name: str) -> object:
 def show_source_before(obj, exercise: str) -> object:
     """``obj``'s source as a notebook shows it before ``exercise``: the function the exercise
     asks for (its solution), where that source defines it, printed as one placeholder line."""
-    return show_source(obj, hide=[get_exercise(exercise).solution_function.__name__])
+    from IPython.display import Code
+
+    hidden = hidden_source(
+        inspect.getsource(obj), [get_exercise(exercise).solution_function.__name__]
+    )
+    # The solution's closing mark follows its last line, so it outlives the hidden body: drop both.
+    lines = [
+        line for line in hidden.split("\n") if line.strip() not in (f"### {BEGIN}", f"### {END}")
+    ]
+    return Code("\n".join(lines), language="python")
 
 
 def show_solution(exercise: str) -> object:

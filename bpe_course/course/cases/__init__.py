@@ -12,8 +12,10 @@ which the stub, the notebook's prompt, the hint, the grader and the answer key a
 - ``fixed_cases()``: edge cases, the first one small (the first call the grader makes);
 - ``show_case``: an input as a report names it;
 - optionally ``outcome`` (what a call did; default: its return value), ``compare`` (what differs;
-  default: equal values of the same type), ``show_result`` (an expected result in a report), and
-  the other fields of :class:`~bpe_course.course.grading.Exercise`, in capitals when constants.
+  default: equal values of the same type), ``show_result`` (an expected result in a report),
+  ``STUB`` (a function whose source the stub is made from instead of the solution's: the
+  capstone's, in CS336's shape), and the other fields of
+  :class:`~bpe_course.course.grading.Exercise`, in capitals when constants.
 
 Shared here: ids mostly small, so that repeats and overlaps such as ``0 0 0`` are common, but
 also across the real range (multi-digit, up to a few thousand, and ids whose digits begin with
