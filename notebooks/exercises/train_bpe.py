@@ -1,7 +1,7 @@
 """Exercise of notebook 10: capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens).
 
-You have written every piece. Put them together in `exercises/train_bpe.py`, a whole trainer
-with the call of Stanford CS336's assignment 1 (and of `bpe_course.train_bpe`).
+You have written every piece. Put them together: a whole trainer, with the call of Stanford
+CS336's assignment 1 (and of `bpe_course.train_bpe`).
 
 The check grades it as CS336's tests grade theirs: the merges exactly, the vocabulary as sets of
 ids and of tokens (the layout is yours), and no special token ever merged. It trains on small
