@@ -171,11 +171,15 @@ def heap_pair_key(
 
 
 def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...]:
-    """Replace every non-overlapping occurrence of ``pair`` in ``word``, left to right.
+    """``word`` with every occurrence of ``pair`` replaced by the single id ``new_id``.
+
+    Scan left to right; occurrences do not overlap: after a merge the scan goes on after the
+    two ids it merged. So ``(2, 2, 2)`` on the pair ``(2, 2)`` gives ``(9, 2)``, not ``(2, 9)``.
 
     >>> merge_word((1, 2, 2, 2, 3), (2, 2), 9)
     (1, 9, 2, 3)
     """
+    ### BEGIN SOLUTION
     left, right = pair
     out: list[int] = []
     i, n = 0, len(word)
@@ -187,6 +191,7 @@ def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...
             out.append(word[i])
             i += 1
     return tuple(out)
+    ### END SOLUTION
 
 
 def words_as_ids(word_counts: Mapping[bytes, int]) -> tuple[list[tuple[int, ...]], list[int]]:
