@@ -9,7 +9,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: course test lint site slides clean-venv
+.PHONY: course test lint site slides stubs clean-venv
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "bpe_course needs Python 3.10 or newer; found " + sys.version.split()[0])'
@@ -35,6 +35,10 @@ site: $(VENV)/.installed-site
 
 slides: $(VENV)/.installed-slides
 	$(BIN)/python -m bpe_course slides
+
+# The exercises' stubs (notebooks/exercises/), made from the package's solutions.
+stubs: $(STAMP)
+	$(BIN)/python -m bpe_course.course.stubs
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

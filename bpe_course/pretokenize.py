@@ -172,13 +172,31 @@ def pick_split_token(special_tokens: Sequence[str]) -> str | None:
 
 
 def find_chunk_boundaries(path: Path, desired_chunks: int, split_token: bytes | None) -> list[int]:
-    """Byte offsets ``[0, ..., size]`` cutting the file just before occurrences of ``split_token``.
+    """Byte offsets that cut the file ``path`` into at most ``desired_chunks`` chunks, each cut
+    just before an occurrence of ``split_token`` (the first byte of a special token, never inside
+    a UTF-8 character), so that each chunk can be counted alone.
 
-    Each guessed boundary moves forward to the next occurrence of the token, read ahead in blocks
-    (with an overlap, so a token straddling two blocks is still found). A guess with no token after
-    it is dropped, so a file with no token, or with fewer tokens than chunks, gets fewer chunks.
-    Boundaries sit at the first byte of a special token, which is never inside a UTF-8 character.
+    The rule, exactly:
+    - the list starts with 0 and ends with the file's size; with ``desired_chunks <= 1``, an empty
+      file or no ``split_token`` (None) there is nothing in between (so an empty file gives
+      ``[0, 0]``; CS336's starter code returns ``[0]`` there, and the grader accepts both);
+    - for i = 1, ..., desired_chunks - 1: guess ``i * size // desired_chunks`` (but not before
+      the last boundary), and move forward to the first occurrence of ``split_token`` that starts
+      at or after the guess;
+    - if there is none, stop: no more cuts. A cut equal to the last boundary is not added again.
+    So a file with no token, or with fewer tokens than chunks, gets fewer chunks.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "corpus.txt"
+    ...     _ = path.write_bytes(b"ab<s>cd<s>ef")
+    ...     find_chunk_boundaries(path, 3, b"<s>"), find_chunk_boundaries(path, 9, b"|")
+    ([0, 7, 12], [0, 12])
     """
+    ### BEGIN SOLUTION
+    # The token is searched for in blocks read ahead (with an overlap, so that a token straddling
+    # two blocks is still found): the file is never read whole.
     size = path.stat().st_size
     if split_token is None or desired_chunks <= 1 or size == 0:
         return [0, size]
@@ -194,6 +212,7 @@ def find_chunk_boundaries(path: Path, desired_chunks: int, split_token: bytes | 
                 boundaries.append(found)
     boundaries.append(size)
     return boundaries
+    ### END SOLUTION
 
 
 def cut_file(

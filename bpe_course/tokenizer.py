@@ -176,7 +176,8 @@ class Tokenizer:
             )
             if best not in rank:
                 break
-            parts = merge_word(parts, best, best[0] + best[1])  # as training merged it
+            # the trainers' merge_word, on parts as bytes (it only compares items): as training did
+            parts = merge_word(parts, best, best[0] + best[1])
         id_of = self._id_of
         return [id_of[part] for part in parts]
 

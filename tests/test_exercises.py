@@ -4,6 +4,7 @@ and every problem with the student's file is one paragraph (exit status 1), neve
 
 from __future__ import annotations
 
+import inspect
 import json
 import multiprocessing
 import textwrap
@@ -14,12 +15,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course.__main__ import main
-from bpe_course.course.cases import chunk_boundaries, pop_best, update_index
-from bpe_course.course.exercises import EXERCISES, check, exercise_file
+from bpe_course.course.cases import find_chunk_boundaries as cut_cases
+from bpe_course.course.cases import pop_best as heap_cases
+from bpe_course.course.cases import rewrite_words as index_cases
+from bpe_course.course.catalog import EXERCISES, exercise_file
+from bpe_course.course.checking import check
+from bpe_course.course.prompts import exercise_text
+from bpe_course.course.stubs import (
+    BEGIN,
+    END,
+    function_stub,
+    stale_stubs,
+    stub_imports,
+    stub_source,
+    write_stubs,
+)
 from bpe_course.paths import notebooks_dir
+from bpe_course.pretokenize import find_chunk_boundaries
 from bpe_course.trainers.common import count_pairs, merge_word, tie_break_key
 from bpe_course.trainers.v2_incremental import pair_count_changes
-from bpe_course.trainers.v4_inverted_index import build_index
+from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
+from bpe_course.trainers.v5_heap import pop_best
 
 NAMES = list(EXERCISES)
 
@@ -97,72 +113,94 @@ def test_its_notebook_teaches_it_traces_by_hand_and_has_its_check_cell(name) -> 
 
 # --- Right answers written independently of the package pass -------------------------------------
 
-RIGHT = {
-    "merge_word": """
-        def merge_word(word, pair, new_id):
-            out, i = [], 0
-            while i < len(word):
-                if word[i : i + 2] == pair:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            return tuple(out)
-        """,
-    "pair_count_changes": """
-        from collections import Counter
+
+def with_part(source: str, old: str, new: str) -> str:
+    """``source`` with one part changed: a plausible bug in a right answer (the part must be there)."""
+    assert old in source, old
+    return source.replace(old, new)
+
+
+MERGE_LOOP = """
+    def merge_word(word, pair, new_id):
+        out, i = [], 0
+        while i < len(word):
+            if word[i : i + 2] == pair:
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(word[i])
+                i += 1
+        return tuple(out)
+    """
+RIGHT_CHANGES = (
+    "from collections import Counter\n"
+    + textwrap.dedent(MERGE_LOOP)
+    + textwrap.dedent(
+        """
 
         def pair_count_changes(word, pair, new_id, count):
-            merged, i = [], 0
-            while i < len(word):
-                if word[i : i + 2] == pair:
-                    merged.append(new_id)
-                    i += 2
-                else:
-                    merged.append(word[i])
-                    i += 1
+            merged = merge_word(word, pair, new_id)
             change = Counter()
             change.subtract({p: count * n for p, n in Counter(zip(word, word[1:])).items()})
             change.update({p: count * n for p, n in Counter(zip(merged, merged[1:])).items()})
             return dict(change)  # zeros left in: the same as left out
-        """,
-    "chunk_boundaries": """
-        def chunk_boundaries(data, desired_chunks, split_token):
-            cuts = [0]
-            for i in range(1, max(desired_chunks, 1)):
-                found = data.find(split_token, max(i * len(data) // desired_chunks, cuts[-1]))
-                if found == -1:
-                    break
-                if found > cuts[-1]:
-                    cuts.append(found)
-            return cuts + [len(data)]
-        """,
-    "update_index": """
-        from bpe_course.trainers.common import merge_word
+        """
+    )
+)
+RIGHT_CUTS = """
+    def find_chunk_boundaries(path, desired_chunks, split_token):
+        data = open(path, "rb").read()
+        cuts = [0]
+        for i in range(1, max(desired_chunks, 1) if split_token is not None else 1):
+            found = data.find(split_token, max(i * len(data) // desired_chunks, cuts[-1]))
+            if found == -1:
+                break
+            if found > cuts[-1]:
+                cuts.append(found)
+        return cuts + [len(data)]
+    """
+RIGHT_INDEX = """
+    from bpe_course.trainers.common import merge_word
 
-        def update_index(words, pair_to_words, pair, new_id):
-            for i in pair_to_words.pop(pair):
-                old, new = words[i], merge_word(words[i], pair, new_id)
-                words[i] = new
-                for p in set(zip(old, old[1:])) - set(zip(new, new[1:])) - {pair}:
-                    pair_to_words[p].discard(i)
-                for p in set(zip(new, new[1:])):
-                    pair_to_words.setdefault(p, set()).add(i)
-        """,
-    "pop_best": """
-        import heapq
+    def rewrite_words(best, new_id, words, counts, pair_to_words):
+        deltas = {}
+        holders = pair_to_words.pop(best)
+        for i in holders:
+            old, new = words[i], merge_word(words[i], best, new_id)
+            words[i] = new
+            for p in zip(old, old[1:]):
+                deltas[p] = deltas.get(p, 0) - counts[i]
+            for p in zip(new, new[1:]):
+                deltas[p] = deltas.get(p, 0) + counts[i]
+            for p in set(zip(old, old[1:])) - set(zip(new, new[1:])) - {best}:
+                pair_to_words[p].discard(i)
+            for p in set(zip(new, new[1:])):
+                pair_to_words.setdefault(p, set()).add(i)
+        return deltas, len(holders)
+    """
+RIGHT_POP = """
+    import heapq
 
-        def pop_best(heap, pair_counts):
-            while heap:
-                neg_count, key, pair = heapq.heappop(heap)
-                live = pair_counts.get(pair, 0)
-                if live == -neg_count:
-                    return pair
-                if 0 < live < -neg_count:
-                    heapq.heappush(heap, (-live, key, pair))
-            return None
-        """,
+    def pop_best(heap, pair_counts):
+        stale = pushed_back = 0
+        while heap:
+            entry = heapq.heappop(heap)
+            neg_count, key, pair = entry
+            live = pair_counts.get(pair, 0)
+            if live == -neg_count:
+                return entry, stale, pushed_back
+            stale += 1
+            if 0 < live < -neg_count:
+                heapq.heappush(heap, (-live, key, pair))
+                pushed_back += 1
+        return None, stale, pushed_back
+    """
+RIGHT = {
+    "merge_word": MERGE_LOOP,
+    "pair_count_changes": RIGHT_CHANGES,
+    "find_chunk_boundaries": RIGHT_CUTS,
+    "rewrite_words": RIGHT_INDEX,
+    "pop_best": RIGHT_POP,
 }
 
 
@@ -225,53 +263,35 @@ WRONG = [
         "found). Expected {(0, 0): -2, (4, 0): 1}",
     ),
     (  # cuts after the token instead of before it
-        "chunk_boundaries",
-        """
-        def chunk_boundaries(data, desired_chunks, split_token):
-            cuts = [0]
-            for i in range(1, max(desired_chunks, 1)):
-                found = data.find(split_token, max(i * len(data) // desired_chunks, cuts[-1]))
-                if found == -1:
-                    break
-                if cuts[-1] < found + len(split_token) < len(data):
-                    cuts.append(found + len(split_token))
-            return cuts + [len(data)]
-        """,
-        "on data=b'<|endoftext|><|endoftext|>', desired_chunks=2, split_token=b'<|endoftext|>' "
-        "(the smallest failing input hypothesis found). Expected [0, 13, 26]; yours returned [0, 26].",
+        "find_chunk_boundaries",
+        with_part(
+            with_part(
+                RIGHT_CUTS,
+                "if found > cuts[-1]:",
+                "if cuts[-1] < found + len(split_token) < len(data):",
+            ),
+            "cuts.append(found)",
+            "cuts.append(found + len(split_token))",
+        ),
+        "on path=<a file holding b'<|endoftext|><|endoftext|>'>, desired_chunks=2, "
+        "split_token=b'<|endoftext|>' (the smallest failing input hypothesis found). Expected "
+        "[0, 13, 26]; yours returned [0, 26].",
     ),
     (  # forgets that the merged pair's words no longer hold it
-        "update_index",
-        """
-        from bpe_course.trainers.common import merge_word
-
-        def update_index(words, pair_to_words, pair, new_id):
-            for i in list(pair_to_words[pair]):
-                old, new = words[i], merge_word(words[i], pair, new_id)
-                words[i] = new
-                for p in set(zip(old, old[1:])) - set(zip(new, new[1:])) - {pair}:
-                    pair_to_words[p].discard(i)
-                for p in zip(new, new[1:]):
-                    pair_to_words.setdefault(p, set()).add(i)
-        """,
-        "on words=[(0, 0)], pair=(0, 0), new_id=4 (pair_to_words built from the words) (the "
-        "smallest failing input hypothesis found). The words are right, but "
+        "rewrite_words",
+        with_part(
+            RIGHT_INDEX, "holders = pair_to_words.pop(best)", "holders = list(pair_to_words[best])"
+        ),
+        "on best=(0, 0), new_id=4, words=[(0, 0)], counts=[1] (pair_to_words built from the words) "
+        "(the smallest failing input hypothesis found). The words are right, but "
         "pair_to_words[(0, 0)] expected no entry, yours {0}.",
     ),
     (  # drops a stale entry whose pair is still alive instead of pushing it back
         "pop_best",
-        """
-        import heapq
-
-        def pop_best(heap, pair_counts):
-            while heap:
-                neg_count, key, pair = heapq.heappop(heap)
-                if pair_counts.get(pair, 0) == -neg_count:
-                    return pair
-            return None
-        """,
+        with_part(RIGHT_POP, "if 0 < live < -neg_count:", "if False:"),
         "on a heap holding (count, pair) [(2, (0, 0))], pair_counts={(0, 0): 1} (the smallest "
-        "failing input hypothesis found). Expected it to return (0, 0); yours returned None.",
+        "failing input hypothesis found). Expected it to return the entry of (0, 0) at count 1; "
+        "yours returned None.",
     ),
 ]
 
@@ -309,17 +329,9 @@ def test_a_wrong_answer_fails_on_the_smallest_input(name, source, wanted, tmp_pa
 
 
 def test_an_endless_loop_is_stopped_and_leaves_no_process(tmp_path) -> None:
-    endless = """
-        def merge_word(word, pair, new_id):
-            out, i = [], 0
-            while i < len(word):
-                if word[i : i + 2] == pair:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(word[i])  # forgot i += 1
-            return tuple(out)
-        """
+    endless = with_part(
+        MERGE_LOOP, "out.append(word[i])\n                i += 1", "out.append(word[i])"
+    )
     report = check("merge_word", student_file(tmp_path, "merge_word", endless), timeout=1)
     assert not report.passed
     assert report.text.startswith(
@@ -347,18 +359,11 @@ def test_a_syntax_error_is_one_line(tmp_path, capsys) -> None:
 
 
 def test_the_students_exception_is_shown_as_theirs_with_its_line(tmp_path) -> None:
-    source = """
-        def merge_word(word, pair, new_id):
-            out, i = [], 0
-            while i < len(word):
-                if word[i] == pair[0] and word[i + 1] == pair[1]:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            return tuple(out)
-        """
+    source = with_part(
+        MERGE_LOOP,
+        "if word[i : i + 2] == pair:",
+        "if word[i] == pair[0] and word[i + 1] == pair[1]:",
+    )
     path = student_file(tmp_path, "merge_word", source)
     text = check("merge_word", path).text
     assert text.startswith(
@@ -437,31 +442,36 @@ def test_pair_count_changes_equal_recounting(word, pair, count) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.data())
-def test_update_index_leaves_the_index_of_the_new_words(data) -> None:
-    words, pair_to_words, pair, new_id = data.draw(update_index.cases())
-    update_index.reference(words, pair_to_words, pair, new_id)
-    _, rebuilt = build_index(words, [1] * len(words))
+def test_rewrite_words_leaves_the_index_of_the_new_words(data) -> None:
+    best, new_id, words, counts, pair_to_words = data.draw(index_cases.cases())
+    before = count_pairs(words, counts)
+    deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
+    wanted_counts, rebuilt = build_index(words, counts)
     assert {p: ids for p, ids in pair_to_words.items() if ids} == rebuilt
+    changed = {p: before.get(p, 0) + deltas.get(p, 0) for p in {*before, *deltas}}
+    assert {p: n for p, n in changed.items() if n} == wanted_counts
+    assert touched == sum(new_id in word for word in words)  # the new id was in none before
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_pop_best_finds_the_best_live_pair(data) -> None:
-    heap, pair_counts = data.draw(pop_best.cases())
+    heap, pair_counts = data.draw(heap_cases.cases())
     best = max(
         pair_counts,
-        key=lambda p: (pair_counts[p], tie_break_key(p, pop_best.TINY_VOCAB)),
+        key=lambda p: (pair_counts[p], tie_break_key(p, heap_cases.TINY_VOCAB)),
         default=None,
     )
-    assert pop_best.reference(heap, pair_counts) == best
-    assert pop_best.is_heap(heap)
+    entry, _, _ = pop_best(heap, pair_counts)
+    assert (None if entry is None else entry[2]) == best
+    assert heap_cases.is_heap(heap)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_chunk_boundaries_cut_just_before_the_token(data) -> None:
-    blob, desired, token = data.draw(chunk_boundaries.cases())
-    cuts = chunk_boundaries.reference(blob, desired, token)
+    blob, desired, token = data.draw(cut_cases.cases())
+    cuts = cut_cases.outcome(find_chunk_boundaries, (blob, desired, token))
     assert cuts[0] == 0 and cuts[-1] == len(blob) and len(cuts) <= max(desired, 1) + 1
     assert all(a < b for a, b in zip(cuts[1:-1], cuts[2:-1]))
     assert all(blob.startswith(token, cut) for cut in cuts[1:-1])
@@ -520,25 +530,8 @@ RIGHT["train_bpe"] = TRAINER
 
 
 def trainer_with(old: str, new: str) -> str:
-    assert old in TRAINER, old
-    return TRAINER.replace(old, new)
+    return with_part(TRAINER, old, new)
 
-
-MERGE_LOOP = """
-    def merge_word(word, pair, new_id):
-        out, i = [], 0
-        while i < len(word):
-            if word[i : i + 2] == pair:
-                out.append(new_id)
-                i += 2
-            else:
-                out.append(word[i])
-                i += 1
-        return tuple(out)
-    """
-RIGHT_INDEX = RIGHT["update_index"]
-RIGHT_POP = RIGHT["pop_best"]
-RIGHT_CUTS = RIGHT["chunk_boundaries"]
 
 FIXTURES = [
     # merge_word
@@ -576,37 +569,32 @@ FIXTURES = [
     (
         "pair_count_changes",
         "count ignored (one occurrence each)",
-        RIGHT["pair_count_changes"].replace("count * n", "n"),
+        RIGHT_CHANGES.replace("count * n", "n"),
         "count=2",
     ),
     (
         "pair_count_changes",
         "pairs as sets, not counted",
-        RIGHT["pair_count_changes"].replace(
-            "Counter(zip(word, word[1:]))", "Counter(set(zip(word, word[1:])))"
+        with_part(
+            RIGHT_CHANGES, "Counter(zip(word, word[1:]))", "Counter(set(zip(word, word[1:])))"
         ),
         "Expected {(0, 0): -2, (4, 0): 1}",
     ),
     (
         "pair_count_changes",
         "the gains only",
-        RIGHT["pair_count_changes"].replace("change.subtract", "change.update({}) or dict"),
+        with_part(RIGHT_CHANGES, "change.subtract", "change.update({}) or dict"),
         "expected -",
     ),
     (
         "pair_count_changes",
         "merged on the ids' text",
-        """
-        from collections import Counter
-
-        def pair_count_changes(word, pair, new_id, count):
-            text = " ".join(map(str, word)).replace(f"{pair[0]} {pair[1]}", str(new_id))
-            merged = tuple(int(t) for t in text.split())
-            change = Counter()
-            change.subtract({p: count * n for p, n in Counter(zip(word, word[1:])).items()})
-            change.update({p: count * n for p, n in Counter(zip(merged, merged[1:])).items()})
-            return dict(change)
-        """,
+        with_part(
+            RIGHT_CHANGES,
+            "merged = merge_word(word, pair, new_id)",
+            'text = " ".join(map(str, word)).replace(f"{pair[0]} {pair[1]}", str(new_id))\n'
+            "    merged = tuple(int(t) for t in text.split())",
+        ),
         (
             "on word=(1, 11), pair=(1, 1), new_id=5001, count=1 (the smallest failing input "
             "hypothesis found). Expected {}; yours returned {(1, 11): -1}",
@@ -615,38 +603,38 @@ FIXTURES = [
             "Expected {}; yours returned {(1, 12): -2}",
         ),
     ),
-    # chunk_boundaries
+    # find_chunk_boundaries
     (
-        "chunk_boundaries",
+        "find_chunk_boundaries",
         "a regex of the token, unescaped",
-        """
-        import re
-
-        def chunk_boundaries(data, desired_chunks, split_token):
-            cuts = [0]
-            for i in range(1, max(desired_chunks, 1)):
-                found = re.compile(split_token).search(data, max(i * len(data) // desired_chunks, cuts[-1]))
-                if found is None:
-                    break
-                if found.start() > cuts[-1]:
-                    cuts.append(found.start())
-            return cuts + [len(data)]
-        """,
+        "import re\n"
+        + textwrap.dedent(RIGHT_CUTS)
+        .replace("data.find(split_token, ", "re.compile(split_token).search(data, ")
+        .replace("if found == -1:", "if found is None:")
+        .replace("if found > cuts[-1]:", "if found.start() > cuts[-1]:")
+        .replace("cuts.append(found)", "cuts.append(found.start())"),
         "split_token=b'|'",
     ),
     (
-        "chunk_boundaries",
+        "find_chunk_boundaries",
         "the guess not clamped, a cut repeated",
-        RIGHT_CUTS.replace(
-            "max(i * len(data) // desired_chunks, cuts[-1])", "i * len(data) // desired_chunks"
-        ).replace("if found > cuts[-1]:", "if True:"),
+        with_part(
+            with_part(
+                RIGHT_CUTS,
+                "max(i * len(data) // desired_chunks, cuts[-1])",
+                "i * len(data) // desired_chunks",
+            ),
+            "if found > cuts[-1]:",
+            "if True:",
+        ),
         "Expected [0, 1]; yours returned [0, 0, 1].",
     ),
     (
-        "chunk_boundaries",
+        "find_chunk_boundaries",
         "evenly spaced, the token ignored",
         """
-        def chunk_boundaries(data, desired_chunks, split_token):
+        def find_chunk_boundaries(path, desired_chunks, split_token):
+            data = open(path, "rb").read()
             n = max(desired_chunks, 1)
             cuts = sorted({i * len(data) // n for i in range(n)} | {len(data)})
             return cuts if len(cuts) > 1 else [0, 0]
@@ -654,111 +642,122 @@ FIXTURES = [
         "not right yet",
     ),
     (
-        "chunk_boundaries",
+        "find_chunk_boundaries",
         "searched from one past the guess",
-        RIGHT_CUTS.replace("cuts[-1]))", "cuts[-1]) + 1)"),
+        with_part(RIGHT_CUTS, "cuts[-1]))", "cuts[-1]) + 1)"),
         "Expected [0, 13, 26]; yours returned [0, 26]",
     ),
-    # update_index
+    # rewrite_words
     (
-        "update_index",
+        "rewrite_words",
         "every word rescanned, the index rebuilt",
         """
         from bpe_course.trainers.common import merge_word
+        from bpe_course.trainers.v2_incremental import pair_count_changes
 
-        def update_index(words, pair_to_words, pair, new_id):
+        def rewrite_words(best, new_id, words, counts, pair_to_words):
+            deltas, touched = {}, 0
             for i, word in enumerate(words):
-                words[i] = merge_word(word, pair, new_id)
+                words[i] = merge_word(word, best, new_id)
+                touched += words[i] != word
+                for p, d in pair_count_changes(word, best, new_id, counts[i]).items():
+                    deltas[p] = deltas.get(p, 0) + d
             pair_to_words.clear()
             for i, word in enumerate(words):
                 for p in zip(word, word[1:]):
                     pair_to_words.setdefault(p, set()).add(i)
+            return deltas, touched
         """,
         "The words and the index are right, but your function read 2 of the 2 words where only 1 "
         "hold the pair",
     ),
     (
-        "update_index",
+        "rewrite_words",
         "every word tested for the pair",
-        """
-        from bpe_course.trainers.common import merge_word
-
-        def update_index(words, pair_to_words, pair, new_id):
-            for i in range(len(words)):
-                old = words[i]
-                if pair not in zip(old, old[1:]):
-                    continue
-                new = merge_word(old, pair, new_id)
-                words[i] = new
-                for p in set(zip(old, old[1:])) - set(zip(new, new[1:])):
-                    pair_to_words[p].discard(i)
-                for p in set(zip(new, new[1:])):
-                    pair_to_words.setdefault(p, set()).add(i)
-        """,
+        with_part(
+            RIGHT_INDEX,
+            "holders = pair_to_words.pop(best)",
+            "holders = [i for i, w in enumerate(words) if best in zip(w, w[1:])]\n"
+            "        del pair_to_words[best]",
+        ),
         "not by scanning every word",
     ),
     (
-        "update_index",
+        "rewrite_words",
         "an old pair that still occurs dropped",
-        RIGHT_INDEX.replace("- set(zip(new, new[1:])) - {pair}", "- {pair}").replace(
+        with_part(
+            with_part(RIGHT_INDEX, "- set(zip(new, new[1:])) - {best}", "- {best}"),
             "for p in set(zip(new, new[1:])):",
             "for p in set(zip(new, new[1:])) - set(zip(old, old[1:])):",
         ),
         "The words are right, but pair_to_words[",
     ),
     (
-        "update_index",
+        "rewrite_words",
         "the new pairs never added",
-        RIGHT_INDEX.replace("pair_to_words.setdefault(p, set()).add(i)", "pass"),
+        with_part(RIGHT_INDEX, "pair_to_words.setdefault(p, set()).add(i)", "pass"),
         "expected {0}, yours no entry. The index before the call: {(0, 0): {0}}.",
     ),
     (
-        "update_index",
+        "rewrite_words",
         "words rebound, not changed in place",
-        """
-        from bpe_course.trainers.common import merge_word
-
-        def update_index(words, pair_to_words, pair, new_id):
-            words = [merge_word(w, pair, new_id) for w in words]
-        """,
+        with_part(RIGHT_INDEX, "words[i] = new", "words = [*words[:i], new, *words[i + 1 :]]"),
         "The words afterwards: expected [(4,)]; yours [(0, 0)].",
+    ),
+    (
+        "rewrite_words",
+        "the count changes not returned",
+        with_part(RIGHT_INDEX, "return deltas, len(holders)", "return None"),
+        "it should return (count changes, words rewritten) = ({(0, 0): -1}, 1); yours returned None.",
     ),
     # pop_best
     (
         "pop_best",
-        "the entry returned, not its pair",
-        RIGHT_POP.replace("return pair", "return (neg_count, key, pair)"),
-        "Expected it to return (0, 0); yours returned (-1,",
+        "the pair returned, not its entry",
+        with_part(RIGHT_POP, "return entry, stale, pushed_back", "return pair, stale, pushed_back"),
+        "Expected it to return the entry of (0, 0) at count 1; yours returned (0, 0).",
     ),
     (
         "pop_best",
         "staleness ignored",
-        "import heapq\n\ndef pop_best(heap, pair_counts):\n    return heapq.heappop(heap)[2] if heap else None\n",
+        "import heapq\n\ndef pop_best(heap, pair_counts):\n"
+        "    return (heapq.heappop(heap), 0, 0) if heap else (None, 0, 0)\n",
         "pair_counts={} (the smallest failing input hypothesis found). Expected it to return "
-        "None; yours returned (0, 0).",
+        "None; yours returned the entry of (0, 0) at count 1.",
     ),
     (
         "pop_best",
         "live when present, whatever the count",
-        RIGHT_POP.replace("if live == -neg_count:", "if live:"),
-        "the heap afterwards should hold (count, pair) []; yours holds [(1, (0, 1))]",
+        with_part(RIGHT_POP, "if live == -neg_count:", "if live:"),
+        "Expected it to return the entry of (0, 0) at count 1; yours returned the entry of (0, 0) "
+        "at count 2.",
     ),
     (
         "pop_best",
         "equal counts chosen by the smallest pair, not by the heap",
-        RIGHT_POP.replace(
-            "return pair", "return min(p for p, c in pair_counts.items() if c == live)"
+        with_part(
+            RIGHT_POP,
+            "return entry, stale, pushed_back",
+            "return (neg_count, key, min(p for p, c in pair_counts.items() if c == live)), stale, pushed_back",
         ),
         "A tie: (0, 1) and (0, 0) both count 1; the heap's keys order them",
     ),
     (
         "pop_best",
         "pushed back with its old count: an endless loop",
-        RIGHT_POP.replace("if 0 < live < -neg_count:", "if 0 < live:").replace(
-            "(-live, key, pair)", "(neg_count, key, pair)"
+        with_part(
+            with_part(RIGHT_POP, "if 0 < live < -neg_count:", "if 0 < live:"),
+            "(-live, key, pair)",
+            "(neg_count, key, pair)",
         ),
         "stopped after 5 s without an answer on a heap holding (count, pair) [(9, (0, 1)), (5, "
         "(0, 1))], pair_counts={(0, 1): 5}. That is the time limit of one call",
+    ),
+    (
+        "pop_best",
+        "the stale entries not counted",
+        with_part(RIGHT_POP, "stale += 1", "pass"),
+        "expected (stale, pushed_back) = (1, 0); yours returned (0, 0).",
     ),
     # train_bpe
     (
@@ -884,25 +883,32 @@ def test_hint_shows_the_exercises_hint_when_it_does_not_pass(capsys) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_hint_is_the_notebooks_folded_one(name) -> None:
+def test_the_notebook_shows_the_exercise_from_its_home_with_the_hint_folded(name) -> None:
+    # The notebook asks through show_exercise (the prompt, the stub's signature, the hint folded),
+    # and retypes neither the signature nor the hint.
     path = notebooks_dir() / f"{EXERCISES[name].notebook}.ipynb"
-    folded = [
-        " ".join("".join(cell["source"]).split())
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]
-        if "<summary>Hint</summary>" in "".join(cell["source"])
-    ]
-    assert " ".join(EXERCISES[name].hint.split()) in folded[0]
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(cell["source"]) for cell in cells]
+    assert any(f'show_exercise("{name}")' in source for source in sources), path.name
+    assert not any(f"def {name}(" in source for source in sources), path.name
+    hint = " ".join(EXERCISES[name].hint.split())
+    assert not any(hint in " ".join(source.split()) for source in sources), path.name
+    shown = " ".join(exercise_text(name).split())
+    assert f"<details><summary>Hint</summary> {hint} </details>" in shown
+    assert " ".join(EXERCISES[name].prompt.split()) in shown
+    assert " ".join(function_stub(EXERCISES[name]).split()) in shown
 
 
 def test_empty_data_may_give_0_or_0_0(tmp_path) -> None:
-    starter = RIGHT["chunk_boundaries"].replace(
-        "cuts = [0]", "if not data:\n                return [0]\n            cuts = [0]"
+    starter = with_part(
+        RIGHT_CUTS, "cuts = [0]", "if not data:\n            return [0]\n        cuts = [0]"
     )
-    assert check("chunk_boundaries", student_file(tmp_path, "chunk_boundaries", starter)).passed
+    name = "find_chunk_boundaries"
+    assert check(name, student_file(tmp_path, name, starter)).passed
 
 
 def test_a_right_but_slow_trainer_is_named_slow_not_an_endless_loop(tmp_path) -> None:
-    # Right on every small text, but too slow for the reference corpus's limit (1 s here).
+    # Right on every small text, but too slow for the stories corpus's limit (1 s here).
     slow = TRAINER.replace(
         "        vocab = {i: bytes([i]) for i in range(256)}",
         "        if len(text) > 10_000:\n            import time\n\n            time.sleep(30)\n"
@@ -912,7 +918,7 @@ def test_a_right_but_slow_trainer_is_named_slow_not_an_endless_loop(tmp_path) ->
     assert report.status == "failed"
     assert "It is slow, not stuck, it seems: it answered" in report.text
     assert "bpe-course bench --trainer" in report.text
-    assert "the reference corpus (100_000 bytes" in report.text
+    assert "the stories corpus (100_000 bytes" in report.text
     assert "make it with `bpe-course data generate --size 100000 --shape stories --seed 0`" in (
         report.text
     )
@@ -922,7 +928,7 @@ def test_a_right_but_slow_trainer_is_named_slow_not_an_endless_loop(tmp_path) ->
 def test_a_right_trainer_gets_a_speed_line_beside_the_verdict(tmp_path) -> None:
     report = check("train_bpe", student_file(tmp_path, "train_bpe", TRAINER))
     assert report.passed, report.text
-    assert report.speed.startswith("Speed (CS336's speed test: the reference corpus")
+    assert report.speed.startswith("Speed (CS336's speed test: the stories corpus")
     assert "half the course's V1" in report.speed and report.fast_enough in (True, False)
     solution = check("train_bpe", solution=True)
     assert solution.passed and solution.fast_enough, solution.speed
@@ -935,22 +941,87 @@ def test_the_stubs_worked_examples_hold_for_the_course_solution(name) -> None:
 
     tree = ast.parse(exercise_file(name).read_text(encoding="utf-8"))
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
-    globs = {name: EXERCISES[name].reference}  # the course's answer, in the stub's signature
+    globs = {name: EXERCISES[name].solution_function}  # the course's answer: the same signature
     test = doctest.DocTestParser().get_doctest(ast.get_docstring(function), globs, name, None, 0)
     assert name == "train_bpe" or test.examples, f"{name}'s stub has no worked example"
     failed = doctest.DocTestRunner().run(test, out=lambda text: None).failed
     assert failed == 0
 
 
-def test_the_command_a_report_names_makes_the_reference_corpus(
-    tmp_path, monkeypatch, capsys
-) -> None:
+def test_the_command_a_report_names_makes_the_stories_corpus(tmp_path, monkeypatch, capsys) -> None:
     from bpe_course.course.cases import train_bpe as cases
 
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
-    corpus = cases.reference_corpus()
+    corpus = cases.stories_corpus()
     command = cases.REPRODUCE.split()
     assert f"`{cases.REPRODUCE}`" in repr(corpus) and command[0] == "bpe-course"
     assert main(command[1:]) == 0
     made = Path(capsys.readouterr().out.strip().splitlines()[-1])
     assert made.read_text(encoding="utf-8") == corpus.text
+
+
+# --- The stubs are made from the solutions ---------------------------------------------------------
+
+
+def solution_region(name: str) -> list[str]:
+    """The lines between the solution's marks: what the stub leaves out and the answer key holds."""
+    exercise = EXERCISES[name]
+    source = inspect.getsource(exercise.stub_function or exercise.solution_function)
+    region = source[source.index(BEGIN) : source.index(END)].splitlines()[1:]
+    return [line.strip() for line in region if line.strip() and not line.strip().startswith("#")]
+
+
+def test_the_committed_stubs_are_current() -> None:
+    stale = stale_stubs()
+    assert not stale, f"stale stubs {stale}: run `make stubs` (python -m bpe_course.course.stubs)"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_stub_is_the_solution_without_its_regions(name) -> None:
+    stub = stub_source(name)
+    assert BEGIN not in stub and END not in stub
+    assert not [line for line in solution_region(name) if line in stub]
+    namespace: dict = {}
+    exec(compile(stub, f"{name}.py", "exec"), namespace)  # it loads, and raises when called
+    with pytest.raises(NotImplementedError, match=f"write {name}"):
+        namespace[name](*EXERCISES[name].fixed_cases()[0])
+    signature = inspect.signature(
+        EXERCISES[name].stub_function or EXERCISES[name].solution_function
+    )
+    assert str(inspect.signature(namespace[name])) == str(signature)  # the package's own call
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_answer_key_holds_the_solution(name) -> None:
+    from bpe_course.course.handout import answer_file
+
+    key = answer_file(name)
+    if EXERCISES[name].stub_function is None:  # the capstone's answer is the package's trainer
+        assert all(line in key for line in solution_region(name))
+    assert f"def {name}(" in key
+
+
+def test_a_stale_stub_is_named_and_rewritten(tmp_path) -> None:
+    assert sorted(p.name for p in write_stubs(tmp_path)) == sorted(f"{n}.py" for n in NAMES)
+    assert stale_stubs(tmp_path) == []
+    (tmp_path / "pop_best.py").write_text("def pop_best(heap, pair_counts): ...\n")
+    assert stale_stubs(tmp_path) == [tmp_path / "pop_best.py"]
+    assert write_stubs(tmp_path) == [tmp_path / "pop_best.py"] and not stale_stubs(tmp_path)
+
+
+def test_a_solution_without_marks_is_refused() -> None:
+    from dataclasses import replace
+
+    from bpe_course.errors import BPEInputError
+
+    unmarked = replace(EXERCISES["merge_word"], solution_function=count_pairs)
+    with pytest.raises(BPEInputError, match="marks no BEGIN SOLUTION region"):
+        function_stub(unmarked)
+
+
+def test_a_stub_offers_the_earlier_exercises_not_the_packages_helpers() -> None:
+    imports = "\n".join(stub_imports(EXERCISES["rewrite_words"]))
+    assert "import merge_word  # noqa: F401" in imports  # the exercise of notebook 05
+    assert "add_word_change" not in imports  # the solution's helper: part of the answer
+    assert "api" not in "\n".join(stub_imports(EXERCISES["train_bpe"]))
+    assert "import heapq  # noqa: F401" in "\n".join(stub_imports(EXERCISES["pop_best"]))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_course.course.exercises import check
+from bpe_course.course.checking import check
 from bpe_course.course.sandbox import MEMORY_BYTES, read_data
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's prctl and /proc")
@@ -25,6 +25,13 @@ def student_file(folder: Path, source: str, name: str = "merge_word") -> Path:
     return path
 
 
+def in_subprocess(code: str, seconds: float = 180) -> subprocess.CompletedProcess:
+    """``code`` run by a separate Python, which the test waits for at most ``seconds``."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds
+    )
+
+
 def check_in_subprocess(path: Path, timeout: float = 1, seconds: float = 180, extra: str = ""):
     """``check`` run by a separate Python, which the test waits for at most ``seconds``."""
     code = (
@@ -32,9 +39,7 @@ def check_in_subprocess(path: Path, timeout: float = 1, seconds: float = 180, ex
         f"{extra}\n"
         f"print(check('merge_word', {str(path)!r}, timeout={timeout}))\n"
     )
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds
-    )
+    return in_subprocess(code, seconds)
 
 
 def gone(pid: int, within: float = 20.0) -> bool:
@@ -130,10 +135,8 @@ def test_an_endless_trainer_is_stopped_on_the_first_tiny_text_within_seconds(tmp
     )
     path = student_file(tmp_path, endless, "train_bpe")
     code = f"from bpe_course.exercises import check\nprint(check('train_bpe', {str(path)!r}))\n"
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=180
-    )
-    # The first input is a small text: its limit is seconds (10), not the reference corpus's.
+    result = in_subprocess(code)
+    # The first input is a small text: its limit is seconds (10), not the stories corpus's.
     assert result.stdout.startswith(
         "train_bpe: stopped after 10 s without an answer on text='low low low"
     ), result.stdout + result.stderr
@@ -163,7 +166,7 @@ def test_a_cpu_hog_is_stopped_by_the_cpu_limit(tmp_path) -> None:
     hog = "def merge_word(word, pair, new_id):\n    while True:\n        pass\n"
     path = student_file(tmp_path, hog)
     code = textwrap.dedent(f"""
-        from bpe_course.course.exercises import EXERCISES
+        from bpe_course.course.catalog import EXERCISES
         from bpe_course.course.grading import grade
         from bpe_course.course.loading import StudentFile
         from bpe_course.course.sandbox import Limits
@@ -171,9 +174,7 @@ def test_a_cpu_hog_is_stopped_by_the_cpu_limit(tmp_path) -> None:
         load = StudentFile({str(path)!r}, "merge_word", "merge_word.py")
         print(grade(EXERCISES["merge_word"], load, 120, limits=Limits(cpu_seconds=4)))
         """)
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=180
-    )
+    result = in_subprocess(code)
     assert result.stdout.startswith(
         "merge_word: stopped by the CPU-time limit (4 s of CPU per process) while your function "
         "worked on word=(0, 1, 2)"

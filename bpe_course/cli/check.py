@@ -1,4 +1,4 @@
-"""``bpe-course check``: grade an exercise the student wrote (see :mod:`bpe_course.course.exercises`).
+"""``bpe-course check``: grade an exercise the student wrote (see :mod:`bpe_course.course.checking`).
 
 Exit status 0 when it passes, 1 when it does not (not written yet, wrong, too slow, not loadable);
 ``--all`` grades every exercise (a table, and what to do next); ``--hint`` adds the hint;
@@ -38,13 +38,14 @@ def add_check_command(commands) -> None:
         default=None,
         metavar="SECONDS",
         help="how long one call of your function may take (default: 5 s; for train_bpe, scaled "
-        "to each input: 10 s on a small text, minutes on the reference corpus)",
+        "to each input: 10 s on a small text, minutes on the stories corpus)",
     )
     check.set_defaults(run=run_check)
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from bpe_course.course.exercises import check, check_all, listing
+    from bpe_course.course.catalog import listing
+    from bpe_course.course.checking import check, check_all
     from bpe_course.errors import BPEInputError
 
     if args.list:

@@ -26,7 +26,9 @@ def grade_function(exercise: Exercise, function: Callable, call_seconds: float |
 
 
 def grade_solution(exercise: Exercise, call_seconds: float | None) -> Report:
-    return grade(exercise, CourseSolution(exercise.reference, exercise.solution), call_seconds)
+    return grade(
+        exercise, CourseSolution(exercise.solution_function, exercise.solution), call_seconds
+    )
 
 
 def file_problem(name: str, path: Path, shown: str) -> str | None:

@@ -8,13 +8,14 @@ message the child composes can make a check pass: only right answers on every in
 
 Inputs come in three groups: fixed edge cases (the first one small, so an endless loop is stopped
 on a small input, within seconds), then inputs hypothesis generates (the first disagreement shrunk
-to the smallest), then, for some exercises, big inputs (the reference corpus) with a time limit
+to the smallest), then, for some exercises, big inputs (a corpus of the course's stories) with a time limit
 scaled to their size, and a speed check beside the verdict.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import tempfile
 import time
 from collections.abc import Callable
@@ -27,29 +28,59 @@ REPR_LIMIT = 300  # characters of an input or a result shown in a report
 STARTUP_SECONDS = 60.0  # a fresh interpreter importing the package, on a busy machine
 
 
+def call(function: Callable, case: tuple) -> Any:
+    """The default outcome: the function's return value on a copy of the input."""
+    return function(*copy.deepcopy(case))
+
+
+def same_value(case: Any, expected: Any, actual: Any) -> str | None:
+    """The default comparison: equal, and of the same type (a list is not the tuple asked for)."""
+    if type(actual) is type(expected) and actual == expected:
+        return None
+    if type(actual) is not type(expected):
+        return (
+            f"Expected {short(expected)} (a {type(expected).__name__}); yours returned "
+            f"{short(actual)} (a {type(actual).__name__})."
+        )
+    return f"Expected {short(expected)}; yours returned {short(actual)}."
+
+
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise. Every callable is a module-level function, so the whole exercise is sent to
-    the child process as it is (the spawn start method pickles functions by name)."""
+    """One exercise, as its module in :mod:`bpe_course.course.cases` describes it. Every callable
+    is a module-level function, so the whole exercise is sent to the child process as it is (the
+    spawn start method pickles functions by name)."""
 
     name: str  # the function the student writes, its file's stem and the command's NAME
     notebook: str  # where the course teaches it
     summary: str  # one line for ``bpe-course check --list``
-    solution: str  # where the package's own code lives (the solution a teacher points to)
-    reference: Callable  # the package's own code, in the student's signature
+    prompt: str  # what the notebook asks, before the signature (Markdown)
+    hint: str  # shown folded in the notebook, and by ``--hint``
+    # The package's own function, in the signature the student writes: graded against, shown
+    # after the exercise, and the answer key. Its body is marked ``### BEGIN SOLUTION`` ...
+    # ``### END SOLUTION``; the stub is its source with those regions taken out.
+    solution_function: Callable
     cases: Callable[[], Any]  # () -> a hypothesis strategy of inputs
     fixed_cases: Callable[[], list]  # () -> edge cases; the first is small (the first call made)
     show_case: Callable[[Any], str]  # an input as the report names it
-    outcome: Callable[[Callable, Any], Any]  # call a function on a copy of an input: what it did
-    compare: Callable[[Any, Any, Any], str | None]  # (input, expected, actual) -> what differs
+    outcome: Callable[[Callable, Any], Any] = call  # call a function on a copy of an input
+    compare: Callable[[Any, Any, Any], str | None] = same_value  # (input, expected, actual)
     show_result: Callable[[Any], str] | None = None  # an expected result in a report (else repr)
+    # Whose source the stub is made from, when not the solution's (the capstone: the package's
+    # trainer takes more options than CS336's shape, which the student writes).
+    stub_function: Callable | None = None
     examples: int = 300  # generated inputs
     call_seconds: float = 5.0  # one call longer than this is taken for an endless loop
     total_seconds: float = 120.0  # the whole grading
-    hint: str = ""  # the notebook's folded hint, for ``--hint``
     case_seconds: Callable[[Any], float] | None = None  # a limit scaled to the input
-    big_cases: Callable[[], list] | None = None  # after the search: the reference corpus
+    big_cases: Callable[[], list] | None = None  # after the search: the stories corpus
     speed: Callable[[Any, float], tuple[bool, str]] | None = None  # (first big case, seconds)
+
+    @property
+    def solution(self) -> str:
+        """Where the solution lives, as a reader imports it: ``bpe_course.trainers.common.merge_word``."""
+        function = self.solution_function
+        return f"{function.__module__}.{function.__qualname__}"
 
 
 @dataclass(frozen=True)
@@ -215,9 +246,9 @@ class Grading:
         return reply[0] == "raised" and reply[1] == "NotImplementedError"
 
     def attempt(self, case: Any) -> Failure | None:
-        """The reference here, the student's function there; None when they agree."""
+        """The solution here, the student's function there; None when they agree."""
         exercise = self.exercise
-        expected = exercise.outcome(exercise.reference, case)
+        expected = exercise.outcome(exercise.solution_function, case)
         reply = self.ask(case)
         if reply[0] == "raised":
             _, kind, text, printed = reply
@@ -389,4 +420,4 @@ def hypothesis_home():
             configuration.set_hypothesis_home_dir(before)
 
 
-__all__ = ["Exercise", "Opaque", "Report", "grade", "short"]
+__all__ = ["Exercise", "Opaque", "Report", "call", "grade", "same_value", "short"]

@@ -32,7 +32,8 @@ from types import ModuleType
 
 import nbformat
 
-from bpe_course.course.exercises import EXERCISES, get_exercise, solution_of
+from bpe_course.course.catalog import EXERCISES, get_exercise
+from bpe_course.course.stubs import replace_regions
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import HANDOUT_MARKER, notebooks_dir
 
@@ -44,24 +45,6 @@ FOLDED = re.compile(
     r"\s*<details><summary>Solutions \(for teachers\)</summary>.*?</details>[ \t]*", re.S
 )
 UNMARKED = re.compile(r"Solutions \(for teachers\)|--solution\b|show_solution\(")
-
-
-def replace_regions(source: str, stub: str) -> str:
-    """``source`` with each ``BEGIN SOLUTION`` ... ``END SOLUTION`` region replaced by ``stub``,
-    indented as the line that opened it."""
-    out, inside = [], False
-    for line in source.split("\n"):
-        if "BEGIN SOLUTION" in line:
-            indent = line[: len(line) - len(line.lstrip())]
-            out.extend(indent + stub_line for stub_line in stub.split("\n"))
-            inside = True
-        elif "END SOLUTION" in line:
-            inside = False
-        elif not inside:
-            out.append(line)
-    if inside:
-        raise BPEInputError("a BEGIN SOLUTION region has no END SOLUTION")
-    return "\n".join(out)
 
 
 def student_cell(cell: nbformat.NotebookNode, where: str) -> nbformat.NotebookNode | None:
@@ -105,23 +88,17 @@ def answer_file(name: str) -> str:
     """The answer key of exercise ``name`` as a Python file: the course's own solution, with
     the imports it needs, defining ``name`` in the stub's signature (it passes the grader)."""
     exercise = get_exercise(name)
-    solution = solution_of(name)
-    parts = [
-        f'"""Answer key of the exercise {name} (notebook {exercise.notebook}): the course\'s own\n'
-        f"solution, {exercise.solution}, as it stands in the package.\n\n"
-        f"`bpe-course check {name} --file THIS_FILE` grades it: it passes.\n"
-        '"""\n\nfrom __future__ import annotations\n\n',
-        "".join(line + "\n" for line in imports_of(solution)),
-        "\n\n" + inspect.getsource(solution),
-    ]
-    if exercise.reference is not solution:
-        module = inspect.getmodule(exercise.reference)
-        parts.append(
-            f"\n\n# The stub asks for {name}, the function above in another signature; the grader\n"
-            f"# compares yours with this adapter ({module.__name__}.reference):\n"
-            f"from {module.__name__} import reference as {name}  # noqa: E402\n"
-        )
-    return "".join(parts)
+    solution = exercise.solution_function
+    return "".join(
+        [
+            f'"""Answer key of the exercise {name} (notebook {exercise.notebook}): the course\'s '
+            f"own\nsolution, {exercise.solution}, as it stands in the package.\n\n"
+            f"`bpe-course check {name} --file THIS_FILE` grades it: it passes.\n"
+            '"""\n\nfrom __future__ import annotations\n\n',
+            "".join(line + "\n" for line in imports_of(solution)),
+            "\n\n" + inspect.getsource(solution),
+        ]
+    )
 
 
 def imports_of(function) -> list[str]:

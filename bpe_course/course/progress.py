@@ -19,7 +19,7 @@ class Progress:
         return all(report.passed for report in self.reports)
 
     def next_step(self) -> str:
-        from bpe_course.course.exercises import EXERCISES
+        from bpe_course.course.catalog import EXERCISES
 
         for report in self.reports:
             if report.passed:

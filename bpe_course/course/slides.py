@@ -49,33 +49,34 @@ SLIDES: dict[str, dict[str, str]] = {
     },
     "05_v1_naive": {
         "0": "slide", "2": "subslide", "3": "-", "4": "subslide", "5": "slide", "6": "-",
-        "7": "subslide", "8": "-", "9": "slide", "10": "-", "11-solution": "slide",
+        "7": "subslide", "8": "-", "9": "slide", "9-exercise": "-", "10": "-", "11-solution": "slide",
         "13": "subslide", "14": "notes", "16": "subslide", "17": "slide",
     },
     "06_v2_incremental": {
-        "0": "slide", "2": "slide", "3": "-", "4": "subslide", "5": "-", "6": "slide", "7": "-",
-        "8": "subslide", "9": "slide", "11": "slide", "13": "subslide", "14": "subslide",
+        "0": "slide", "2": "slide", "3": "-", "4": "subslide", "5": "-", "6": "slide",
+        "6-exercise": "subslide", "7": "-", "9": "slide", "11": "slide", "13": "subslide", "14": "subslide",
         "16": "slide",
     },
     "07_v3_parallel": {
-        "0": "slide", "2": "slide", "3": "subslide", "4": "-", "5": "slide", "6": "-",
-        "7-solution": "subslide", "8": "subslide", "9": "slide", "10": "-", "11": "slide",
+        "0": "slide", "2": "slide", "3": "subslide", "4": "-", "5": "slide", "5-exercise": "-",
+        "6": "-", "7-solution": "subslide", "8": "subslide", "9": "slide", "10": "-", "11": "slide",
         "12": "subslide", "13": "-", "15": "subslide", "16": "notes",
     },
     "08_v4_inverted_index": {
-        "0": "slide", "2": "slide", "3": "-", "4": "slide", "5": "-", "7": "slide", "9": "slide",
-        "10": "-", "11": "subslide", "13": "subslide", "14": "subslide", "16": "notes",
+        "0": "slide", "2": "slide", "3": "-", "4": "slide", "4-exercise": "-", "5": "-",
+        "7": "slide", "9": "slide", "10": "-", "11": "subslide", "13": "subslide", "14": "subslide", "16": "notes",
         "17": "subslide", "18": "notes", "19": "slide",
     },
     "09_v5_heap": {
         "0": "slide", "2": "notes", "3": "slide", "4": "-", "5": "subslide", "6": "subslide",
-        "7": "slide", "8": "-", "9": "slide", "9-solution": "slide", "10": "slide",
+        "7": "slide", "7-exercise": "-", "8": "-", "9-solution": "slide", "10": "slide",
         "12": "subslide", "13": "subslide", "14": "subslide", "15": "slide", "17": "subslide",
         "18": "slide", "23": "-", "24": "subslide", "26": "subslide", "28": "notes",
     },
     "10_fast_max": {
         "0": "slide", "1": "subslide", "2": "subslide", "3": "subslide", "4": "slide",
-        "5": "subslide", "6": "subslide", "7": "subslide", "8": "slide", "9": "-", "11": "slide",
+        "5": "subslide", "6": "subslide", "7": "subslide", "8": "slide", "8-exercise": "-",
+        "9": "-", "11": "slide",
     },
     "11_crossover": {
         "0": "slide", "5": "slide", "6": "-", "7": "subslide", "13": "notes", "14": "subslide",

@@ -23,7 +23,7 @@ def show_source(obj, hide: Iterable[str] = ()) -> object:
 
     ``hide``: names of functions or classes that source defines, each printed as one placeholder
     line instead, so a notebook can show a trainer before the exercise that asks for one of its
-    functions (:func:`bpe_course.course.exercises.show_source_before`).
+    functions (:func:`bpe_course.course.prompts.show_source_before`).
     """
     from IPython.display import Code
 

@@ -13,14 +13,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
 
 Pair = tuple[int, int]
 Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
-T = TypeVar("T")  # a token: an id in the trainers, bytes in the tokenizer
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,19 +194,18 @@ def heap_pair_key(
 # --- Merging one word ------------------------------------------------------------------------------
 
 
-def merge_word(word: Sequence[T], pair: tuple[T, T], new_id: T) -> tuple[T, ...]:
-    """Replace every non-overlapping occurrence of ``pair`` in ``word``, left to right.
+def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...]:
+    """``word`` with every occurrence of ``pair`` replaced by the single id ``new_id``.
 
-    The trainers merge token ids; the tokenizer merges a pretoken's parts as byte strings with it
-    (``new_id`` is then the joined bytes): any items that compare equal will do.
+    Scan left to right; occurrences do not overlap: after a merge the scan goes on after the
+    two ids it merged. So ``(2, 2, 2)`` on the pair ``(2, 2)`` gives ``(9, 2)``, not ``(2, 9)``.
 
     >>> merge_word((1, 2, 2, 2, 3), (2, 2), 9)
     (1, 9, 2, 3)
-    >>> merge_word((b"a", b"b", b"ab"), (b"a", b"b"), b"ab")
-    (b'ab', b'ab')
     """
+    ### BEGIN SOLUTION
     left, right = pair
-    out: list[T] = []
+    out: list[int] = []
     i, n = 0, len(word)
     while i < n:
         if word[i] == left and i + 1 < n and word[i + 1] == right:
@@ -217,6 +215,7 @@ def merge_word(word: Sequence[T], pair: tuple[T, T], new_id: T) -> tuple[T, ...]
             out.append(word[i])
             i += 1
     return tuple(out)
+    ### END SOLUTION
 
 
 def words_as_ids(word_counts: Mapping[bytes, int]) -> tuple[list[tuple[int, ...]], list[int]]:

@@ -37,18 +37,26 @@ from bpe_course.trainers.common import (
 def pair_count_changes(
     word: tuple[int, ...], pair: Pair, new_id: int, count: int
 ) -> dict[Pair, int]:
-    """How the pair counts change when ``word`` (occurring ``count`` times) has ``pair`` merged.
+    """How the corpus's pair counts change when ``word``, which occurs ``count`` times, has
+    ``pair`` merged into ``new_id``.
 
-    Non-zero changes only. Overlaps need no special case: every old pair is subtracted, every new
-    pair added, and the pairs away from the merge cancel out.
+    Returns ``{pair: change}`` for the pairs whose count changes (a change of 0 may be left out).
+    Careful with overlaps: ``(1, 1, 1)`` holds the pair ``(1, 1)`` twice, but merging it gives
+    ``(9, 1)``.
 
+    >>> pair_count_changes((5, 1, 2, 3), (1, 2), 9, 10)
+    {(5, 1): -10, (1, 2): -10, (2, 3): -10, (5, 9): 10, (9, 3): 10}
     >>> pair_count_changes((1, 1, 1), (1, 1), 9, 5)  # 1 1 1 -> 9 1
     {(1, 1): -10, (9, 1): 5}
     """
+    ### BEGIN SOLUTION
+    # Overlaps need no special case: every old pair is subtracted, every new pair added, and the
+    # pairs away from the merge cancel out.
     new = merge_word(word, pair, new_id)
     deltas: dict[Pair, int] = {}
     add_word_change(deltas, list(zip(word, word[1:])), list(zip(new, new[1:])), count)
     return {changed: delta for changed, delta in deltas.items() if delta}
+    ### END SOLUTION
 
 
 def merge_loop(

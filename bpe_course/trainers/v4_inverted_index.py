@@ -60,11 +60,25 @@ def rewrite_words(
     counts: Sequence[int],
     pair_to_words: dict[Pair, set[int]],
 ) -> tuple[dict[Pair, int], int]:
-    """Merge ``best`` in every word holding it; keep the index current.
+    """Merge ``best`` into ``new_id`` in every word holding it, changing ``words`` and
+    ``pair_to_words`` in place; return the changes to the pair counts and how many words changed.
 
-    Returns the changes to the pair counts and how many words were rewritten. Shared by every
-    trainer built on the inverted index (V5, fast max): they differ only in how they find the max.
+    ``words[i]`` is word i, which occurs ``counts[i]`` times; ``pair_to_words[p]`` is the set of
+    the i whose word holds the pair p (at least once). Find the words to rewrite in
+    ``pair_to_words[best]``, not by scanning all words. Afterwards every pair must map to exactly
+    the words that hold it (an empty set, or no entry, for none); a pair can still occur elsewhere
+    in a word after the merge. The changes are ``{pair: change}`` (a change of 0 may be left in).
+    Shared by every trainer built on the index (V5, fast max): they differ only in how they find
+    the max.
+
+    >>> words, counts = [(0, 1, 2), (1, 2)], [1, 3]
+    >>> index = {(0, 1): {0}, (1, 2): {0, 1}}
+    >>> rewrite_words((1, 2), 4, words, counts, index)
+    ({(0, 1): -1, (1, 2): -4, (0, 4): 1}, 2)
+    >>> words, {p: ids for p, ids in index.items() if ids}
+    ([(0, 4), (4,)], {(0, 4): {0}})
     """
+    ### BEGIN SOLUTION
     deltas: dict[Pair, int] = {}
     holders = pair_to_words.pop(best)  # after the merge no word holds it, and it never comes back
     for word_id in holders:
@@ -83,6 +97,7 @@ def rewrite_words(
             else:
                 pair_to_words[pair] = {word_id}
     return deltas, len(holders)
+    ### END SOLUTION
 
 
 def merge_loop(

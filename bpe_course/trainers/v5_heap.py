@@ -97,15 +97,31 @@ def build_heap(
 
 
 def pop_best(
-    heap: list[tuple[int, bytes, P]], pair_counts: Mapping[P, int]
-) -> tuple[tuple[int, bytes, P] | None, int, int]:
-    """Pop until an entry agrees with its pair's live count: that entry holds the best pair.
+    heap: list[HeapEntry], pair_counts: Mapping[Pair, int]
+) -> tuple[HeapEntry | None, int, int]:
+    """Pop entries ``(-count, key, pair)`` from the min-heap ``heap`` until one is live: that
+    entry holds the best pair. Returns it (None if the heap runs out), the stale entries popped,
+    and how many of those were pushed back (V5's statistics, :class:`HeapStats`).
 
-    A stale entry (its count is not the live one) is dropped, or pushed back with the live count
-    when the pair is alive with a lower count. Returns the entry found (None when the heap runs
-    out), the stale entries popped and how many of them were pushed back (for :class:`HeapStats`).
-    The trainers beyond V5 pop their heaps (pairs as strings or integer codes) with it too.
+    An entry is live when ``count`` equals the pair's count in ``pair_counts`` (a pair not in it
+    has count 0). A stale entry is dropped, except when its pair is alive with a lower count: then
+    push ``(-live count, key, pair)`` back, where it now belongs. The live entry found is popped
+    too. Do not change ``pair_counts``; keep ``heap`` a heap (use ``heapq``).
+
+    Below, ``(2, 3)`` is gone (stale: dropped), ``(0, 1)`` was counted 7 and is now 5 (stale,
+    alive lower: pushed back at 5), and ``(1, 2)``'s entry holds its count 6 (live: returned).
+    The keys here are placeholders; V5's order equal counts by the pairs' bytes, as the
+    tie-break does.
+
+    >>> import heapq
+    >>> heap = [(-7, b"k01", (0, 1)), (-6, b"k12", (1, 2)), (-9, b"k23", (2, 3))]
+    >>> heapq.heapify(heap)
+    >>> pop_best(heap, {(0, 1): 5, (1, 2): 6})
+    ((-6, b'k12', (1, 2)), 2, 1)
+    >>> heap
+    [(-5, b'k01', (0, 1))]
     """
+    ### BEGIN SOLUTION
     heappop, heappush, get = heapq.heappop, heapq.heappush, pair_counts.get
     stale = pushed_back = 0
     while heap:
@@ -119,6 +135,7 @@ def pop_best(
             heappush(heap, (-live, key, pair))
             pushed_back += 1
     return None, stale, pushed_back
+    ### END SOLUTION
 
 
 def push_changes(

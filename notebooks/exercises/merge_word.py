@@ -1,11 +1,18 @@
-"""Exercise of notebook 05 (V1): merge one pair inside one word.
+"""Exercise of notebook 05: merge every occurrence of a pair in one word, left to right (V1).
+
+Every trainer of the course rewrites words with this one function.
 
 Write the function below, save, then grade it: ``check("merge_word")`` in the notebook, or
-``bpe-course check merge_word`` in a terminal.
+``bpe-course check merge_word`` in a terminal. (Made by ``python -m bpe_course.course.stubs``
+from the course's own solution, with the solution taken out.)
 """
 
+from __future__ import annotations
 
-def merge_word(word: tuple[int, ...], pair: tuple[int, int], new_id: int) -> tuple[int, ...]:
+from bpe_course.trainers.common import Pair
+
+
+def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...]:
     """``word`` with every occurrence of ``pair`` replaced by the single id ``new_id``.
 
     Scan left to right; occurrences do not overlap: after a merge the scan goes on after the

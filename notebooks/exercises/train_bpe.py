@@ -1,13 +1,21 @@
-"""Capstone (after notebook 09): a whole byte-level BPE trainer, in the shape of CS336's.
+"""Exercise of notebook 10: capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens).
 
-Write the function below (any helpers you like, in this file or beside it), save, then grade it:
-``check("train_bpe")`` in the notebook, or ``bpe-course check train_bpe`` in a terminal. It is
-graded as CS336's tests grade: the merges exactly, the vocabulary as sets.
+You have written every piece. Put them together: a whole trainer, with the call of Stanford
+CS336's assignment 1 (and of `bpe_course.train_bpe`).
 
-Once it passes, the check also times it as CS336's speed test does (vocab 500 on about 100 kB) and
-says whether it is fast enough, beside the verdict; ``bpe-course bench --trainer
-train_bpe:train_bpe`` (run from this folder) times it beside every version of the course.
+The check grades it as CS336's tests grade theirs: the merges exactly, the vocabulary as sets of
+ids and of tokens (the layout is yours), and no special token ever merged. It trains on small
+generated texts first, then on a corpus of stories the package generates. Once it is right, the
+check also says whether it is fast enough for CS336's speed test (vocab 500 on about 100 kB),
+beside the verdict; to see where it stands against every version of the course, run `bpe-course
+bench --trainer train_bpe:train_bpe` from the `exercises/` folder.
+
+Write the function below, save, then grade it: ``check("train_bpe")`` in the notebook, or
+``bpe-course check train_bpe`` in a terminal. (Made by ``python -m bpe_course.course.stubs``
+from the course's own solution, with the solution taken out.)
 """
+
+from __future__ import annotations
 
 import os
 

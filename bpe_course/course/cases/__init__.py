@@ -1,14 +1,21 @@
-"""What each exercise is graded on, one module per exercise, each defining:
+"""Each exercise's one home: one module per exercise, named after the function it asks for, from
+which the stub, the notebook's prompt, the hint, the grader and the answer key all read. Each defines:
 
-- ``NOTEBOOK``, ``SUMMARY``, ``SOLUTION``: where it is taught, one line for ``--list``, and where
-  the package's own code (the solution) lives;
-- ``reference``: that code, in the student's signature;
+- ``NOTEBOOK``, ``SUMMARY``, ``PROMPT``, ``HINT``: where it is taught, one line for ``--list``, what
+  the notebook asks (Markdown, shown by ``show_exercise``), and the hint (folded in the notebook,
+  ``--hint`` in a terminal);
+- ``SOLUTION``: the package's own function, which the trainer calls, in the signature the student
+  writes; its body is marked ``### BEGIN SOLUTION`` / ``### END SOLUTION`` (nbgrader's marks), and
+  the stub is its source with those regions taken out (:mod:`bpe_course.course.stubs`);
 - ``cases()``: a hypothesis strategy of inputs (a plain function: the exercise is pickled to the
   grader's child process, and a function made by ``st.composite`` cannot be);
 - ``fixed_cases()``: edge cases, the first one small (the first call the grader makes);
 - ``show_case``: an input as a report names it;
 - optionally ``outcome`` (what a call did; default: its return value), ``compare`` (what differs;
-  default: equal values of the same type) and ``show_result`` (an expected result in a report).
+  default: equal values of the same type), ``show_result`` (an expected result in a report),
+  ``STUB`` (a function whose source the stub is made from instead of the solution's: the
+  capstone's, in CS336's shape), and the other fields of
+  :class:`~bpe_course.course.grading.Exercise`, in capitals when constants.
 
 Shared here: ids mostly small, so that repeats and overlaps such as ``0 0 0`` are common, but
 also across the real range (multi-digit, up to a few thousand, and ids whose digits begin with
@@ -18,12 +25,13 @@ new id that is always a fresh one, as in training.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from hypothesis import strategies as st
 
-from bpe_course.course.grading import short
+from bpe_course.course.grading import call, same_value, short
+
+__all__ = ["call", "merge_inputs", "named", "same_value"]
 
 ids = st.integers(min_value=0, max_value=3)
 pairs = st.tuples(ids, ids)
@@ -49,23 +57,6 @@ def _merge(draw, wide: bool):
 def merge_inputs():
     """``(word, pair, new_id)``: small ids (overlaps) or ids across the real range."""
     return st.one_of(_merge(False), _merge(True))
-
-
-def call(function, case: tuple) -> Any:
-    """The default outcome: the function's return value on a copy of the input."""
-    return function(*copy.deepcopy(case))
-
-
-def same_value(case: Any, expected: Any, actual: Any) -> str | None:
-    """The default comparison: equal, and of the same type (a list is not the tuple asked for)."""
-    if type(actual) is type(expected) and actual == expected:
-        return None
-    if type(actual) is not type(expected):
-        return (
-            f"Expected {short(expected)} (a {type(expected).__name__}); yours returned "
-            f"{short(actual)} (a {type(actual).__name__})."
-        )
-    return f"Expected {short(expected)}; yours returned {short(actual)}."
 
 
 def named(**arguments: Any) -> str:

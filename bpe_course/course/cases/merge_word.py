@@ -7,8 +7,8 @@ from bpe_course.trainers.common import merge_word
 
 NOTEBOOK = "05_v1_naive"
 SUMMARY = "merge every occurrence of a pair in one word, left to right (V1)"
-SOLUTION = "bpe_course.trainers.common.merge_word"
-reference = merge_word  # the package's own, in the same signature
+SOLUTION = merge_word  # the package's own: every trainer of the course calls it
+PROMPT = "Every trainer of the course rewrites words with this one function."
 HINT = (
     "Walk an index `i` along the word. If `word[i]` and `word[i + 1]` are the pair, emit "
     "`new_id` and move two ahead; otherwise emit `word[i]` and move one. The last position has no "

@@ -6,16 +6,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from bpe_course.course.cases import call, merge_inputs, named
-from bpe_course.course.grading import short
+from bpe_course.course.cases import merge_inputs, named
+from bpe_course.course.grading import call, short
 from bpe_course.trainers.v2_incremental import pair_count_changes
 
 NOTEBOOK = "06_v2_incremental"
 SUMMARY = "how the pair counts change when one word is rewritten (V2)"
-SOLUTION = "bpe_course.trainers.v2_incremental.pair_count_changes"
-reference = pair_count_changes  # the package's own, in the same signature
-
-
+SOLUTION = pair_count_changes  # the package's own: V2's idea on one word
+PROMPT = "V2's idea for one word: how the pair counts change when one word is rewritten."
 HINT = (
     "Merge the word (with your `merge_word` or the package's), then take every adjacent pair of "
     "the old word with `-count` and every adjacent pair of the new word with `+count`."

@@ -1,6 +1,7 @@
 """Exercise of notebook 09 (V5): pop the best pair from a lazily updated heap.
 
-Graded on the pair returned and on what the heap holds afterwards (as a sorted list: the order of a
+Graded on what it returns (the entry found, the stale entries popped, how many were pushed back),
+on what the heap holds afterwards (as a sorted list: the order of a
 heap's list depends on how it got there, its contents do not), and on ``pair_counts`` untouched.
 """
 
@@ -18,13 +19,15 @@ from bpe_course.trainers.v5_heap import PairKeys, pop_best
 
 NOTEBOOK = "09_v5_heap"
 SUMMARY = "pop the best pair from a lazily updated heap (V5)"
-SOLUTION = "bpe_course.trainers.v5_heap.pop_best"
+SOLUTION = pop_best  # the package's own: V5's step 1
+PROMPT = "V5's step 1: pop the best pair from a lazily updated heap."
 TINY_VOCAB = {i: bytes([ord("a") + i]) for i in range(4)}
 HINT = (
     "Loop while the heap is not empty: `heapq.heappop` an entry `(-count, key, pair)` and read "
-    "the live count with `pair_counts.get(pair, 0)`. Equal: return the pair. Alive but lower: "
-    "`heapq.heappush` it back with the live count. Otherwise drop it. Pushing it back with its "
-    "old count would pop it again forever: the check stops such a loop after a few seconds."
+    "the live count with `pair_counts.get(pair, 0)`. Equal: return the entry (and the two "
+    "tallies). Otherwise it is stale: count it; alive but lower, `heapq.heappush` it back with "
+    "the live count (and count that); else drop it. Pushing it back with its old count would pop "
+    "it again forever: the check stops such a loop after a few seconds."
 )
 
 
@@ -65,15 +68,6 @@ def fixed_cases() -> list:
     ]
 
 
-def reference(
-    heap: list[tuple[int, bytes, tuple[int, int]]], pair_counts: dict[tuple[int, int], int]
-) -> tuple[int, int] | None:
-    """The package's :func:`~bpe_course.trainers.v5_heap.pop_best` (which returns the whole entry
-    and counts stale pops, for V5's statistics)."""
-    entry, _, _ = pop_best(heap, pair_counts)
-    return None if entry is None else entry[2]
-
-
 def is_heap(heap: list) -> bool:
     return all(not heap[i] < heap[(i - 1) // 2] for i in range(1, len(heap)))
 
@@ -95,23 +89,55 @@ def entries_text(entries: list) -> str:
 
 
 def compare(case: Any, expected: tuple, actual: tuple) -> str | None:
-    best, entries, _, counts = expected
-    best_got, entries_got, ordered, counts_got = actual
-    if best_got != best:
+    (entry, stale, pushed_back), entries, _, counts = expected
+    returned, entries_got, ordered, counts_got = actual
+    if not (isinstance(returned, tuple) and len(returned) == 3):
         return (
-            f"Expected it to return {best}; yours returned {short(best_got)}."
-            f"{tie_note(case, best, best_got)} {keys_text(case)}"
+            f"pop_best returns (entry, stale, pushed_back): here {returned_text(expected[0])}; "
+            f"yours returned {short(returned)}."
+        )
+    if returned[0] != entry:
+        best, got = pair_of(entry), pair_of(returned[0])
+        return (
+            f"Expected it to return {entry_text(entry)}; yours returned "
+            f"{entry_text(returned[0])}.{tie_note(case, best, got)} {keys_text(case)}"
         )
     if counts_got != counts:
         return f"pair_counts must not change; yours changed it to {short(counts_got)}."
     if entries_got != entries:
         return (
-            f"It returned {best}, but the heap afterwards should hold (count, pair) "
+            f"It returned {entry_text(entry)}, but the heap afterwards should hold (count, pair) "
             f"{entries_text(entries)}; yours holds {entries_text(entries_got)}."
         )
     if not ordered:
         return "The entries are right, but the list is no longer a heap: push with heapq.heappush."
+    if returned[1:] != (stale, pushed_back):
+        return (
+            f"It found {entry_text(entry)}, but it popped {stale} stale entries and pushed back "
+            f"{pushed_back} of them: expected (stale, pushed_back) = {(stale, pushed_back)}; yours "
+            f"returned {short(returned[1:])}."
+        )
     return None
+
+
+def is_entry(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], int)
+
+
+def pair_of(entry: Any) -> Any:
+    return entry[2] if is_entry(entry) else entry
+
+
+def entry_text(entry: Any) -> str:
+    """An entry as ``the entry of (0, 1) at count 5`` (its key is long and says nothing)."""
+    if is_entry(entry):
+        return f"the entry of {short(entry[2])} at count {-entry[0]}"
+    return short(entry)
+
+
+def returned_text(returned: Any) -> str:
+    entry, stale, pushed_back = returned
+    return f"({entry_text(entry)}, {stale}, {pushed_back})"
 
 
 def tie_note(case: tuple, best, got) -> str:
@@ -137,5 +163,8 @@ def show_case(case: tuple) -> str:
 
 
 def show_result(result: tuple) -> str:
-    best, entries, _, _ = result
-    return f"it to return {best}, leaving (count, pair) {entries_text(entries)} in the heap"
+    returned, entries, _, _ = result
+    return (
+        f"it to return {returned_text(returned)}, leaving (count, pair) {entries_text(entries)} "
+        "in the heap"
+    )

@@ -10,12 +10,13 @@ regex metacharacters, ``<``, ``>``, ``|`` and pieces of the special token in ord
 pattern built without escaping the special tokens fails there).
 
 Each input's time limit is scaled to its size: seconds for the small texts, minutes for the
-reference corpus. Speed is graded beside the verdict, as CS336's speed test grades it: the same
+stories corpus. Speed is graded beside the verdict, as CS336's speed test grades it: the same
 shape (a ~100 kB corpus, vocab 500, ``<|endoftext|>``), against a limit measured in the same run.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from bpe_course.api import train_bpe
+from bpe_course import api
 from bpe_course.course.grading import short
 from bpe_course.pretokenize import END_OF_TEXT, count_words_in_text, split_on_special_tokens
 from bpe_course.reference.sennrich import PAPER_EXAMPLE
@@ -34,8 +35,16 @@ from bpe_course.trainers.common import merge_word
 
 NOTEBOOK = "10_fast_max"
 SUMMARY = "capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens)"
-SOLUTION = "bpe_course.train_bpe"
-reference = train_bpe  # the package's own, in the same signature
+SOLUTION = api.train_bpe  # the package's own: the course's trainer, in CS336's call
+PROMPT = """You have written every piece. Put them together: a whole trainer, with the call of \
+Stanford CS336's assignment 1 (and of `bpe_course.train_bpe`).
+
+The check grades it as CS336's tests grade theirs: the merges exactly, the vocabulary as sets of \
+ids and of tokens (the layout is yours), and no special token ever merged. It trains on small \
+generated texts first, then on a corpus of stories the package generates. Once it is right, the \
+check also says whether it is fast enough for CS336's speed test (vocab 500 on about 100 kB), \
+beside the verdict; to see where it stands against every version of the course, run \
+`bpe-course bench --trainer train_bpe:train_bpe` from the `exercises/` folder."""
 EXAMPLES = 25  # each trains twice on a small text: a few seconds in all
 CALL_SECONDS = 10.0  # a small text: an answer within seconds, or an endless loop
 TOTAL_SECONDS = 600.0
@@ -48,8 +57,8 @@ HINT = (
 # CS336's test_train_bpe_speed allows 1.5 s where, its docstring says, its toy implementation takes
 # about 3 s: half the toy's time. The course's toy is V1, timed here on the same input.
 SPEED_SHARE_OF_V1 = 0.5
-REFERENCE_BYTES = 100_000  # about CS336's corpus.en (133 kB): seconds even for a naive trainer
-REFERENCE_SEED = 0
+STORIES_BYTES = 100_000  # about CS336's corpus.en (133 kB): seconds even for a naive trainer
+STORIES_SEED = 0
 PIECES = [
     "the",
     " cat",
@@ -95,24 +104,45 @@ class Corpus:
         return self.label or short(self.text)
 
 
-def reference_corpus() -> Corpus:
-    """The first whole stories of the course's generated corpus (seed 0), up to REFERENCE_BYTES."""
+def stories_corpus() -> Corpus:
+    """The first whole stories of the course's generated corpus (seed 0), up to STORIES_BYTES."""
     from bpe_course.corpora.generate import write_generated
 
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "reference.txt"
-        write_generated(path, REFERENCE_BYTES, "stories", REFERENCE_SEED)
+        path = Path(folder) / "stories.txt"
+        write_generated(path, STORIES_BYTES, "stories", STORIES_SEED)
         text = path.read_text(encoding="utf-8")
     label = (
-        f"the reference corpus ({REFERENCE_BYTES:_} bytes of the course's stories, seed "
-        f"{REFERENCE_SEED}; make it with `{REPRODUCE}`)"
+        f"the stories corpus ({STORIES_BYTES:_} bytes of the course's stories, seed "
+        f"{STORIES_SEED}; make it with `{REPRODUCE}`)"
     )
     return Corpus(text, label)
 
 
-REPRODUCE = (
-    f"bpe-course data generate --size {REFERENCE_BYTES} --shape stories --seed {REFERENCE_SEED}"
-)
+def train_bpe(
+    input_path: str | os.PathLike, vocab_size: int, special_tokens: list[str]
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Train on the UTF-8 text file ``input_path``; return ``(vocab, merges)``.
+
+    - ``vocab``: id -> bytes, ``vocab_size`` entries: the 256 single bytes, the special tokens
+      (UTF-8), and one token per merge (any ids 0 to vocab_size - 1).
+    - ``merges``: the merged pairs ``(left bytes, right bytes)``, in the order learned.
+    - Split the text at the special tokens first; they are never counted or merged. Cut the rest
+      into pretokens with GPT-2's pattern (``bpe_course.pretokenize.GPT2_PATTERN``, with the
+      ``regex`` module); a merge never crosses a pretoken.
+    - Merge the most frequent pair; on a tie, the greatest ``(left bytes, right bytes)``.
+    The grader never asks for more merges than the text allows.
+    """
+    ### BEGIN SOLUTION
+    return api.train_bpe(input_path, vocab_size, special_tokens)
+    ### END SOLUTION
+
+
+# The stub is CS336's shape above; the package's trainer takes more options (version, workers...).
+STUB = train_bpe
+
+
+REPRODUCE = f"bpe-course data generate --size {STORIES_BYTES} --shape stories --seed {STORIES_SEED}"
 
 
 def merges_possible(text: str, special_tokens: list[str]) -> int:
@@ -148,9 +178,9 @@ def fixed_cases() -> list:
 
 
 def big_cases() -> list:
-    """After the small ones: CS336's two trainings, on the reference corpus. The first (vocab 500)
+    """After the small ones: CS336's two trainings, on the stories corpus. The first (vocab 500)
     is also the shape of CS336's speed test."""
-    corpus = reference_corpus()
+    corpus = stories_corpus()
     return [
         (corpus, 500, [END_OF_TEXT]),  # CS336's test_train_bpe, on our corpus
         (corpus, 1000, [END_OF_TEXT]),  # CS336's special-token test, on our corpus
@@ -170,7 +200,7 @@ def speed(case: tuple, seconds: float) -> tuple[bool, str]:
     import time
     from functools import partial
 
-    v1 = partial(train_bpe, version="v1")
+    v1 = partial(api.train_bpe, version="v1")
     times = []
     for _ in range(2):
         began = time.perf_counter()

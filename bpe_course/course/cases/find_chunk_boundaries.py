@@ -1,28 +1,33 @@
-"""Exercise of notebook 07 (V3): offsets that cut a corpus just before a special token.
+"""Exercise of notebook 07 (V3): offsets that cut a corpus file just before a special token.
 
-The student works on bytes in memory; the package's :func:`find_chunk_boundaries` reads a file in
-blocks, so the reference writes the bytes to a file first.
+An input is the file's bytes: each call writes them to a file of its own and passes its path.
 """
 
 from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from hypothesis import strategies as st
 
 from bpe_course.course.cases import named, same_value
+from bpe_course.course.grading import short
 from bpe_course.pretokenize import END_OF_TEXT, find_chunk_boundaries
 
 NOTEBOOK = "07_v3_parallel"
-SUMMARY = "byte offsets that cut a corpus just before a special token (V3)"
-SOLUTION = "bpe_course.pretokenize.find_chunk_boundaries"
+SUMMARY = "byte offsets that cut a corpus file just before a special token (V3)"
+SOLUTION = find_chunk_boundaries  # the package's own: V3 cuts its corpus with it
+PROMPT = (
+    "V3's cut: where to split a corpus file so that each chunk can be counted alone. Read the "
+    "file whole if you like (the package's version reads it in blocks): only the offsets count."
+)
 SPLIT_TOKENS = (END_OF_TEXT.encode(), b"<s>", b"|", b".")  # "|" and "." mean more to a regex
 HINT = (
-    "Start from `[0]`. For each i from 1 to `desired_chunks - 1`, guess `i * len(data) // "
-    "desired_chunks` (not before the last boundary) and find the token from there with "
-    "`data.find`. None found: stop. Keep a cut only if it is past the last one; end with "
-    "`len(data)`. The stub's docstring states the rule exactly."
+    "Read the file's bytes (`Path(path).read_bytes()`) and start from `[0]`. For each i from 1 "
+    "to `desired_chunks - 1`, guess `i * len(data) // desired_chunks` (not before the last "
+    "boundary) and find the token from there with `data.find`. None found: stop. Keep a cut only "
+    "if it is past the last one; end with `len(data)`. The docstring states the rule exactly."
 )
 
 
@@ -39,12 +44,13 @@ def cases():
     return _inputs()
 
 
-def reference(data: bytes, desired_chunks: int, split_token: bytes) -> list[int]:
-    """The package's :func:`~bpe_course.pretokenize.find_chunk_boundaries`, on a file."""
+def outcome(function, case: tuple) -> Any:
+    """Write the bytes to a file, and call the function on its path."""
+    data, desired_chunks, split_token = case
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "data.txt"
+        path = Path(folder) / "corpus.txt"
         path.write_bytes(data)
-        return find_chunk_boundaries(path, desired_chunks, split_token)
+        return function(path, desired_chunks, split_token)
 
 
 def fixed_cases() -> list:
@@ -58,6 +64,7 @@ def fixed_cases() -> list:
         (b"ab" + eot + b"cd" + eot + b"ef", 3, eot),
         (b"a" + eot * 3, 8, eot),  # fewer tokens than chunks
         (b"xy<s>z", 10, b"<s>"),  # more chunks than bytes
+        (b"ab" + eot + b"cd", 2, None),  # no split token: no cut
     ]
 
 
@@ -70,4 +77,5 @@ def compare(case: tuple, expected: list, actual) -> str | None:
 
 def show_case(case: tuple) -> str:
     data, desired_chunks, split_token = case
-    return named(data=data, desired_chunks=desired_chunks, split_token=split_token)
+    shown = named(desired_chunks=desired_chunks, split_token=split_token)
+    return f"path=<a file holding {short(data)}>, {shown}"
