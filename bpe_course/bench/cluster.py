@@ -301,7 +301,7 @@ def run_overhead(
     import pandas as pd
     from tqdm.auto import tqdm
 
-    from bpe_course.bench.harness import context
+    from bpe_course.bench.machine import context
     from bpe_course.corpora.datasets import generated_corpus, parse_size
 
     rows = []

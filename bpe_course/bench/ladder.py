@@ -23,8 +23,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.harness import append_row, context, read_table, run_worker
+from bpe_course.bench.harness import run_worker
+from bpe_course.bench.machine import context
 from bpe_course.bench.repeat import below
+from bpe_course.bench.tables import append_row, read_table
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import data_dir

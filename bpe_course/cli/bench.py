@@ -155,7 +155,7 @@ def run_plot(args: argparse.Namespace) -> int:
 
     matplotlib.use("Agg")
 
-    from bpe_course.bench.harness import read_table
+    from bpe_course.bench.tables import read_table
     from bpe_course.plots import draw_all, plot_per_merge, save_figure
 
     path = Path(args.csv)
@@ -196,7 +196,7 @@ def run_trace(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
 
     from bpe_course.api import check_corpus_path
-    from bpe_course.bench.harness import merge_trace
+    from bpe_course.bench.trace import merge_trace
     from bpe_course.corpora.datasets import resolve_corpus
     from bpe_course.files import write_atomically
     from bpe_course.paths import build_dir

@@ -101,7 +101,7 @@ def markdown_words(path: Path) -> int:
 
 def machine() -> str:
     """The machine, as the benchmark tables name it (its core count included)."""
-    from bpe_course.bench.harness import machine_label
+    from bpe_course.bench.machine import machine_label
 
     return machine_label()
 
