@@ -180,7 +180,6 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
     shares of its total (medians), with the total's median and range written on each bar; a
     share, so a 1 s version and an 85 s one are read alike."""
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
 
     ok = table[
         (table["status"] == "ok")
@@ -200,7 +199,24 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
         bottom=share * 100,
         color=[version_color(v) for v in medians.index],
     )
-    for i, version in enumerate(medians.index):
+    _label_bars(ax, medians.index, totals, share)
+    ax.set_ylim(0, 122)
+    ax.set_ylabel("share of the time (%)")
+    _phase_legend(ax)
+    repeats = int(totals["count"].min()) if len(totals) else 0
+    ax.set_title(
+        f"Where the time goes, {ok['size'].iloc[0] if len(ok) else ''}, vocab {vocab_size:,} "
+        f"(medians of {repeats} repeats; above: total seconds, median and range)"
+        f"\n{describe(table)}",
+        fontsize=style.SMALLEST,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _label_bars(ax, versions, totals, share) -> None:
+    """Above each bar its total's median and range in seconds; in its grey part, the share."""
+    for i, version in enumerate(versions):
         t = totals.loc[version]
         ax.text(
             i,
@@ -218,8 +234,11 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
             va="center",
             fontsize=style.SMALLEST,
         )
-    ax.set_ylim(0, 122)
-    ax.set_ylabel("share of the time (%)")
+
+
+def _phase_legend(ax) -> None:
+    from matplotlib.patches import Patch
+
     ax.legend(
         handles=[
             Patch(color="#bbbbbb", label="pretokenize"),
@@ -233,12 +252,3 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
         ncol=2,
         frameon=False,
     )
-    repeats = int(totals["count"].min()) if len(totals) else 0
-    ax.set_title(
-        f"Where the time goes, {ok['size'].iloc[0] if len(ok) else ''}, vocab {vocab_size:,} "
-        f"(medians of {repeats} repeats; above: total seconds, median and range)"
-        f"\n{describe(table)}",
-        fontsize=style.SMALLEST,
-    )
-    fig.tight_layout()
-    return fig
