@@ -16,12 +16,11 @@ from bpe_course.corpora import datasets
 from bpe_course.corpora.datasets import (
     BPEInputError,
     Dataset,
-    DownloadError,
-    fetch,
     generated_corpus,
     parse_size,
     slice_corpus,
 )
+from bpe_course.corpora.download import DownloadError, fetch
 from bpe_course.pretokenize import count_words
 
 from .conftest import FullDisk

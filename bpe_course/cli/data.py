@@ -88,7 +88,7 @@ def run_data_fetch(args: argparse.Namespace) -> int:
     import sys
     import warnings
 
-    from bpe_course.corpora.datasets import fetch
+    from bpe_course.corpora.download import fetch
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
