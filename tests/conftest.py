@@ -6,12 +6,24 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from hypothesis import strategies as st
 
 EOT = "<|endoftext|>"
+
+
+def by_pattern(text: str, special_tokens=()) -> Counter[str]:
+    """The pretokens the GPT-2 pattern finds between special tokens: what every shortcut of the
+    pieces path must count exactly."""
+    from bpe_course.pretokenize import GPT2_REGEX, split_on_special_tokens
+
+    counts: Counter[str] = Counter()
+    for part in split_on_special_tokens(text, special_tokens)[::2]:
+        counts.update(GPT2_REGEX.findall(part))
+    return counts
 
 
 def stdlib_corpus(min_bytes: int) -> str:
