@@ -128,7 +128,6 @@ def plot_scaling(
     """Time against corpus size, log-log, per version, with fitted slopes and the expected
     growth; one panel per metric when ``metrics`` is given (merge loop beside end to end)."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
     metrics = metrics or (metric,)
     ok = table[table["status"] == "ok"]
@@ -138,29 +137,7 @@ def plot_scaling(
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.6 * len(metrics), 3.8), squeeze=False)
     notes = []
     for ax, name in zip(axes[0], metrics):
-        slopes = scaling_slopes(ok, name)
-        for version, part in ok.groupby("version"):
-            by_size = part.groupby("size_bytes")[name].median()
-            label = version_label(version)
-            if version in slopes:
-                label += f": slope {slopes[version]:.2f}"
-            ax.plot(
-                by_size.index / 1e6,
-                by_size.values,
-                marker="o",
-                color=version_color(version),
-                label=label,
-            )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        for axis in (ax.xaxis, ax.yaxis):
-            axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
-            axis.set_major_formatter(ScalarFormatter())
-            axis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("corpus size (MB)")
-        ax.set_ylabel(f"{METRIC_NAMES.get(name, name)} time (s)")
-        ax.set_title(METRIC_NAMES.get(name, name), fontsize=style.SMALLEST)
-        ax.legend(fontsize=style.SMALLEST)
+        _draw_scaling_panel(ax, ok, name)
         if name in CLAIMED_GROWTH:
             notes.append(f"{METRIC_NAMES.get(name, name)}: expected {CLAIMED_GROWTH[name]}")
     slopes = scaling_slopes(ok, metrics[0])
@@ -173,6 +150,35 @@ def plot_scaling(
     fig.tight_layout()
     fig.text(0.01, 0.0, "\n".join(notes), va="top", fontsize=style.SMALLEST)
     return fig
+
+
+def _draw_scaling_panel(ax, ok, name: str) -> None:
+    """One metric: each version's median time per size on log-log axes, its slope in the legend."""
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    slopes = scaling_slopes(ok, name)
+    for version, part in ok.groupby("version"):
+        by_size = part.groupby("size_bytes")[name].median()
+        label = version_label(version)
+        if version in slopes:
+            label += f": slope {slopes[version]:.2f}"
+        ax.plot(
+            by_size.index / 1e6,
+            by_size.values,
+            marker="o",
+            color=version_color(version),
+            label=label,
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("corpus size (MB)")
+    ax.set_ylabel(f"{METRIC_NAMES.get(name, name)} time (s)")
+    ax.set_title(METRIC_NAMES.get(name, name), fontsize=style.SMALLEST)
+    ax.legend(fontsize=style.SMALLEST)
 
 
 def plot_phases(table, size_bytes: int, vocab_size: int):
