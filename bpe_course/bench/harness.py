@@ -157,13 +157,7 @@ def run_grid(
         else:
             check(path, size_bytes, vocab, version, result)
         row = {
-            "corpus": source,
-            "size_bytes": size_bytes,
-            "size": size_label(size_bytes),
-            "vocab_size": vocab,
-            "version": version,
-            "repeat": repeat,
-            "workers": workers,
+            **cell_columns(source, size_bytes, vocab, version, repeat, workers),
             **result,
             **context(),
             "grid": grid.name,
@@ -176,6 +170,21 @@ def run_grid(
     if bar is not None:
         bar.close()
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done
+
+
+def cell_columns(
+    corpus: str, size_bytes: int, vocab: int, version: str, repeat: int, workers: int
+) -> dict:
+    """The columns that say which cell a row measured (before its result and context)."""
+    return {
+        "corpus": corpus,
+        "size_bytes": size_bytes,
+        "size": size_label(size_bytes),
+        "vocab_size": vocab,
+        "version": version,
+        "repeat": repeat,
+        "workers": workers,
+    }
 
 
 def grid_cells(grid: Grid) -> list[tuple[str, int, str, int]]:

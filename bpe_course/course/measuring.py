@@ -22,21 +22,15 @@ def measure_cell(
 ) -> dict:
     """One run of the harness (a fresh process) for a cell: the row the explorer adds. Setting
     ``cancel`` kills the run under way."""
-    from bpe_course.bench.harness import run_cell
+    from bpe_course.bench.harness import cell_columns, run_cell
     from bpe_course.bench.machine import context
-    from bpe_course.corpora.datasets import course_corpus, size_label
+    from bpe_course.corpora.datasets import course_corpus
 
     corpus, size_bytes, vocab, version = cell
     path = course_corpus(size_bytes, corpus)
     result = run_cell(path, version, vocab, workers, timeout_s, cancel)
     return {
-        "corpus": corpus,
-        "size_bytes": size_bytes,
-        "size": size_label(size_bytes),
-        "vocab_size": vocab,
-        "version": version,
-        "repeat": 0,
-        "workers": workers,
+        **cell_columns(corpus, size_bytes, vocab, version, 0, workers),
         **result,
         **context(),
     }
