@@ -198,36 +198,7 @@ class Explorer:
         """A band of controls that wraps on a narrow screen (every list box tall enough to show
         all its items) and can be hidden, a line with the status, then the figure, which fills
         the room left below it (the ``window`` widget measures it)."""
-
-        def column(title: str, *children, width: int | None = None):
-            box = w.VBox([w.HTML(f"<b>{title}</b>"), *children])
-            if width:
-                box.layout.width = f"{width}px"
-            return box
-
-        self.band = w.HBox(
-            [
-                column("corpus and size", self.corpus, self.size, self.add_size),
-                column("versions", self.version, self.own_trainer),
-                column(
-                    "runs (grid, machine)",
-                    self.runs,
-                    self.pool,
-                    w.HBox([self.measure_button, self.cancel_button]),
-                    self.progress,
-                    w.HBox([self.save_figure_button, self.save_table_button]),
-                ),
-                column(
-                    "vocab size and time",
-                    self.vocab,
-                    self.add_vocab,
-                    self.metric,
-                    self.scale,
-                    w.HBox([self.log_x, self.log_y]),
-                ),
-            ],
-            layout=w.Layout(flex_flow="row wrap", grid_gap="0 16px"),
-        )
+        self.band = self._band(w)
         self.show_controls.observe(
             lambda change: setattr(self.band.layout, "display", None if change.new else "none"),
             names="value",
@@ -243,6 +214,34 @@ class Explorer:
         root = w.VBox(parts)
         root.add_class("bpe-explorer")
         return root
+
+    def _band(self, w):
+        """The controls in four titled columns: corpus and size, versions, runs, vocab and time."""
+        return w.HBox(
+            [
+                _column(w, "corpus and size", self.corpus, self.size, self.add_size),
+                _column(w, "versions", self.version, self.own_trainer),
+                _column(
+                    w,
+                    "runs (grid, machine)",
+                    self.runs,
+                    self.pool,
+                    w.HBox([self.measure_button, self.cancel_button]),
+                    self.progress,
+                    w.HBox([self.save_figure_button, self.save_table_button]),
+                ),
+                _column(
+                    w,
+                    "vocab size and time",
+                    self.vocab,
+                    self.add_vocab,
+                    self.metric,
+                    self.scale,
+                    w.HBox([self.log_x, self.log_y]),
+                ),
+            ],
+            layout=w.Layout(flex_flow="row wrap", grid_gap="0 16px"),
+        )
 
     # --- what is shown --------------------------------------------------------------------------
 
@@ -528,6 +527,11 @@ def _ordered_versions(versions: set[str]) -> list[str]:
 
     known = [v for v in ALL_TRAINERS if v in versions]
     return known + sorted(versions - set(known))
+
+
+def _column(w, title: str, *children):
+    """Controls one above the other, under a bold title."""
+    return w.VBox([w.HTML(f"<b>{title}</b>"), *children])
 
 
 def _list(w, options: list, value: list, width: int = 230):
