@@ -48,6 +48,17 @@ def megabyte_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture
+def data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Empty ``data/`` and ``build/`` folders of the test's own, and no corpus chosen by the
+    environment: the course then takes its offline stories (TinyStories is not in that data/)."""
+    folder = tmp_path / "data"
+    monkeypatch.setenv("BPE_COURSE_DATA", str(folder))
+    monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
+    monkeypatch.delenv("BPE_COURSE_CORPUS", raising=False)
+    return folder
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the browser test last: it starts a JupyterLab server and a browser, and nothing it
     leaves behind may disturb the notebooks' own headless runs."""

@@ -86,14 +86,6 @@ def test_output_vocab_json_that_is_a_folder(corpus, tmp_path, capsys, no_trainin
 # --- Item 12: one line instead of a traceback --------------------------------------------------
 
 
-@pytest.fixture
-def data_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "stories")
-    return tmp_path / "data"
-
-
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
