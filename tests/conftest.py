@@ -99,6 +99,13 @@ word_counts_strategy = st.dictionaries(
     min_size=1,
     max_size=40,
 )
+# Words of three letters with tiny counts: nearly every merge is decided by the tie-break.
+tied_word_counts_strategy = st.dictionaries(
+    st.binary(min_size=2, max_size=8).map(lambda b: bytes(x % 3 + 97 for x in b)),
+    st.integers(min_value=1, max_value=4),
+    min_size=1,
+    max_size=30,
+)
 
 
 def run_bounded(

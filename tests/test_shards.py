@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bpe_course.trainers import TRAINERS, shards, v1_naive
 
-from .conftest import EOT, alive, run_bounded, word_counts_strategy
+from .conftest import EOT, alive, run_bounded, tied_word_counts_strategy, word_counts_strategy
 
 ALWAYS_PARALLEL = {"switch_sites": 0}  # never brought home
 HOME_AT_ONCE = {"switch_sites": float("inf"), "window": 1}  # home after the first merge
@@ -48,12 +48,7 @@ def test_matches_v1_on_generated_word_counts(word_counts, merges, switch) -> Non
 
 @settings(max_examples=40, deadline=None)
 @given(
-    word_counts=st.dictionaries(
-        st.binary(min_size=2, max_size=8).map(lambda b: bytes(x % 3 + 97 for x in b)),
-        st.integers(min_value=1, max_value=4),
-        min_size=1,
-        max_size=30,
-    ),
+    word_counts=tied_word_counts_strategy,
     switch=st.sampled_from([ALWAYS_PARALLEL, HOME_AT_ONCE]),
 )
 def test_ties_on_a_small_alphabet(word_counts, switch) -> None:
