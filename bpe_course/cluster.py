@@ -9,8 +9,9 @@ a running cluster named by its address (``tcp://host:8786``). The counts are the
   takes a run of consecutive chunks (:func:`plan_piece_tasks`), counts its pieces chunk by
   chunk, and runs the pattern once per distinct piece at its end. A ``.gz`` file is one task,
   counted with the pattern as it streams (:func:`~bpe_course.sources.count_range`). Either way a
-  task returns a ``Counter`` of its pretokens as ``str`` (Dask moves a ``Counter`` whole, a plain
-  dict item by item: see :func:`count_task`), encoded to bytes once, on the client, at the end. (With a special token that holds a space, pieces
+  task returns a ``Counter`` of its words as UTF-8 bytes, the trainers' key (Dask moves a
+  ``Counter`` whole, a plain dict item by item: see :func:`count_task`). (With a special token
+  that holds a space, pieces
   cannot split the text: every task then counts a range cut at document boundaries with the
   pattern, :func:`~bpe_course.sources.plan_ranges`.)
 - **Reduce.** As results finish, each is paired with the next one to finish and a task adding the
@@ -49,8 +50,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bpe_course.errors import BPEInputError
-from bpe_course.pretokenize import _encode_keys, effective_workers
-from bpe_course.sources import ByteRange, Corpus, count_range, plan_ranges, resolve_sources
+from bpe_course.pretokenize import effective_workers
+from bpe_course.sources import (
+    GZIP_SUFFIX,
+    ByteRange,
+    Corpus,
+    count_range,
+    plan_ranges,
+    resolve_sources,
+)
 
 # The largest task of plain text the planner makes: a task reads its text a few MB at a time, so
 # this bounds not memory but what a dead worker's retry recounts, and the balance between workers.
@@ -80,7 +88,7 @@ def require_dask() -> None:
         ) from None
 
 
-def add_counts(left: Counter[str], right: Counter[str]) -> Counter[str]:
+def add_counts(left: Counter[bytes], right: Counter[bytes]) -> Counter[bytes]:
     """The sum of two partial counts, as a new ``Counter`` (a task of the reduce).
 
     Never changes its inputs: after a worker dies Dask may run a sum again on the same two
@@ -92,23 +100,24 @@ def add_counts(left: Counter[str], right: Counter[str]) -> Counter[str]:
     return total
 
 
-def count_task(task: Task, special_tokens: Sequence[str]) -> Counter[str]:
-    """The pretoken counts of one task (module level, so any worker can import it): a range is
+def count_task(task: Task, special_tokens: Sequence[str]) -> Counter[bytes]:
+    """The word counts of one task (module level, so any worker can import it): a range is
     counted with the pattern (``.gz`` streamed), a tuple of one file's chunks with pieces.
 
     A ``Counter``, not a plain dict: Dask sends a plain dict between workers item by item but a
     ``Counter`` pickled whole (21,025 words: about 480 ms against 20 ms, measured), and every
-    sum of the reduce moves one. Keys are ``str``, as the pattern's tasks give them, so the two
-    kinds of task add up; a pretoken is whole characters, so decoding it is exact.
+    sum of the reduce moves one. Keys are the words' UTF-8 bytes, as the trainers take them, from
+    the first task to the client: the pattern's ``str`` pretokens are encoded here, on the
+    workers, and nothing is decoded or encoded again.
     """
     if isinstance(task, ByteRange):
-        return count_range(task, special_tokens)
+        counts = count_range(task, special_tokens)
+        return Counter({word.encode("utf-8"): count for word, count in counts.items()})
     from bpe_course.pieces import count_ranges
 
     path = task[0].path
     try:
-        counts = count_ranges(path, [(r.start, r.end) for r in task], special_tokens)
-        return Counter({word.decode("utf-8"): count for word, count in counts.items()})
+        return Counter(count_ranges(path, [(r.start, r.end) for r in task], special_tokens))
     except OSError as err:
         raise BPEInputError(f"cannot read {path}: {err.strerror or err}") from None
     except UnicodeDecodeError:  # a piece that is not UTF-8: say where, as the local path does
@@ -128,8 +137,7 @@ def plan_piece_tasks(
     space, the pattern's ranges instead (:func:`~bpe_course.sources.plan_ranges`)."""
     if any(" " in token for token in special_tokens):
         return list(plan_ranges(paths, special_tokens, tasks))
-    from bpe_course.cuts import refine
-    from bpe_course.pieces import CHUNK_BYTES, find_cuts
+    from bpe_course.cuts import plan_chunks
 
     sizes = {path: path.stat().st_size for path in paths}
     plain_bytes = sum(size for path, size in sizes.items() if not _gzip(path)) or 1
@@ -140,8 +148,7 @@ def plan_piece_tasks(
         if _gzip(path):
             planned.append(ByteRange(str(path), 0, size))
             continue
-        cuts = find_cuts(path, max(1, math.ceil(size / CHUNK_BYTES)))
-        cuts = refine(path, cuts, CHUNK_BYTES, special_tokens)
+        cuts = plan_chunks(path, special_tokens)
         chunks = [ByteRange(str(path), a, b) for a, b in zip(cuts, cuts[1:])]
         share = max(1, round(tasks * size / plain_bytes), math.ceil(size / TASK_BYTES))
         wanted = min(len(chunks), share)
@@ -152,7 +159,7 @@ def plan_piece_tasks(
 
 
 def _gzip(path: Path) -> bool:
-    return ByteRange(str(path), 0, 0).compressed
+    return path.name.endswith(GZIP_SUFFIX)
 
 
 @contextlib.contextmanager
@@ -307,7 +314,7 @@ def count_words_on_cluster(
         link = client.dashboard_link
         print(f"Dask dashboard: {link or 'not served (bokeh missing)'}", file=sys.stderr)
         counts = map_reduce(client, ranges, special_tokens, progress=progress, on_done=on_done)
-    return _encode_keys(counts)
+    return dict(counts)
 
 
 def _wait_for_threads(client: Client) -> int:
@@ -327,7 +334,7 @@ def map_reduce(
     *,
     progress: bool | None = None,
     on_done: Callable[[Future], None] | None = None,
-) -> Counter[str]:
+) -> Counter[bytes]:
     """Count every task on the cluster and add the partial counts in a tree on the workers.
 
     The stages: submit one count task per range (or run of chunks); as each task finishes, pair

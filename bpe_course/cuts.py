@@ -31,6 +31,7 @@ exact pretokenizer can hold less than it.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
@@ -147,3 +148,19 @@ def refine(
                 out.append(cut)
             out.append(end)
     return out
+
+
+def plan_chunks(
+    path: str | os.PathLike[str], special_tokens: Sequence[str] = (), at_least: int = 1
+) -> list[int]:
+    """The chunk boundaries of a plain file for the pieces path, from 0 to its size: a chunk
+    about every ``CHUNK_BYTES`` (at least ``at_least`` where the file allows) at piece cuts
+    (:func:`bpe_course.pieces.find_cuts`), then any chunk still longer cut again at safe cuts:
+    text with no ASCII letter or digit before a space (Russian, Chinese) gets no piece cuts, and
+    memory must follow ``CHUNK_BYTES`` there too. One planner for this machine's pool and the
+    cluster's tasks."""
+    from bpe_course.pieces import CHUNK_BYTES, find_cuts  # pieces imports this module
+
+    size = os.stat(path).st_size
+    cuts = find_cuts(path, max(math.ceil(size / CHUNK_BYTES), at_least))
+    return refine(path, cuts, CHUNK_BYTES, special_tokens)

@@ -8,13 +8,9 @@ import pytest
 from bpe_course.bench import harness as bench
 from bpe_course.bench.harness import BenchmarkMismatch, Grid, run_grid
 
+pytestmark = pytest.mark.usefixtures("data_folder")
+
 SMALL = Grid(("v4", "v5"), ("30KB",), (280, 320), repeats=1, timeout_s=120)
-
-
-@pytest.fixture(autouse=True)
-def data_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "stories")
 
 
 def test_grid_runs_records_and_resumes(tmp_path, monkeypatch) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_worker_faults import run_bounded
+from .conftest import alive, run_bounded
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals and sessions: POSIX")
 
@@ -54,14 +54,6 @@ try:
 except KeyboardInterrupt:
     print("interrupted")
 """
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def pids_running(text: str) -> list[int]:

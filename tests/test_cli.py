@@ -58,14 +58,6 @@ def test_exhausted_corpus_warns_on_stderr(tmp_path, capsys) -> None:
     assert "bpe-course: warning: stopped after 2 of 44 merges" in captured.err
 
 
-@pytest.fixture
-def data_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "stories")
-    return tmp_path / "data"
-
-
 def last_line(capsys) -> str:
     return capsys.readouterr().out.strip().splitlines()[-1]
 

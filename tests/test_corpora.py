@@ -24,6 +24,8 @@ from bpe_course.corpora.wide import OPENINGS as WIDE_OPENINGS
 from bpe_course.pretokenize import corpus_shape, count_words
 from bpe_course.reference.published import TINYSTORIES_SHAPE
 
+pytestmark = pytest.mark.usefixtures("data_folder")
+
 EOT = "<|endoftext|>"
 
 # SHA-256 of the first 200 KB (whole documents) of each shape for seed 0. The stream is built
@@ -33,14 +35,6 @@ PINNED = {
     "stories": "d5817e1090cb8fbf9073ee3bb83cabf35679807a637943fd1d8fb3ace5e00467",
     "wide": "83d2b0300beccac86fbabb941858fdd5a8dddac31eb72f09a7d2778bbfdcfece",
 }
-
-
-@pytest.fixture(autouse=True)
-def data_folder(tmp_path, monkeypatch):
-    folder = tmp_path / "data"
-    monkeypatch.setenv("BPE_COURSE_DATA", str(folder))
-    monkeypatch.delenv("BPE_COURSE_CORPUS", raising=False)
-    return folder
 
 
 @pytest.fixture(scope="module")

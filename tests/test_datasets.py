@@ -16,25 +16,18 @@ from bpe_course.corpora import datasets
 from bpe_course.corpora.datasets import (
     BPEInputError,
     Dataset,
-    DownloadError,
-    fetch,
     generated_corpus,
     parse_size,
     slice_corpus,
 )
+from bpe_course.corpora.download import DownloadError, fetch
 from bpe_course.pretokenize import count_words
 
 from .conftest import FullDisk
 
+pytestmark = pytest.mark.usefixtures("data_folder")
+
 PAYLOAD = ("Once upon a time there was a test.\n<|endoftext|>\n" * 4000).encode()
-
-
-@pytest.fixture(autouse=True)
-def data_folder(tmp_path, monkeypatch):
-    folder = tmp_path / "data"
-    monkeypatch.setenv("BPE_COURSE_DATA", str(folder))
-    monkeypatch.delenv("BPE_COURSE_CORPUS", raising=False)
-    return folder
 
 
 class Server:

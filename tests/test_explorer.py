@@ -405,7 +405,7 @@ def test_presentation_mode_enlarges_the_text_and_the_figure_fits_the_room() -> N
 def test_stored_grids_name_their_grid_and_a_machine_no_reader_run_shares() -> None:
     """A reader's runs, even on the machine that made the stored grids, get a label of their
     own: they are never counted as repeats of a stored cell unless the reader pools them."""
-    from bpe_course.bench.harness import machine_label
+    from bpe_course.bench.machine import machine_label
     from bpe_course.bench.results import stored_result_files
 
     stored = load_results(p for p in stored_result_files() if p.parent.name == "results")

@@ -11,8 +11,7 @@ import sys
 
 import pytest
 
-from .conftest import EOT
-from .test_worker_faults import run_bounded
+from .conftest import EOT, run_bounded
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs: POSIX")
 

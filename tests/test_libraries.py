@@ -123,12 +123,6 @@ def test_documents_stream_between_separators(tmp_path, monkeypatch) -> None:
 # --- In the harness ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def data_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "generated")
-
-
 def test_libraries_run_in_the_harness(tmp_path, data_folder) -> None:
     pytest.importorskip("rustbpe", reason="rustbpe is not installed (pip install -e '.[bench]')")
     grid = Grid(("fast", "hf", "rustbpe"), ("30KB",), (300,), repeats=1, timeout_s=120)

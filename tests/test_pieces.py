@@ -11,18 +11,11 @@ from hypothesis import strategies as st
 
 from bpe_course import pieces
 from bpe_course.pieces import PieceCounter, count_pretokens, count_words_by_pieces, find_cuts
-from bpe_course.pretokenize import GPT2_REGEX, count_words_in_text, split_on_special_tokens
+from bpe_course.pretokenize import count_words_in_text
 
-from .conftest import EOT, stdlib_corpus
+from .conftest import EOT, by_pattern, stdlib_corpus
 
 SPECIALS = [EOT, EOT + EOT, "[SEP]", "\n<s>", "»"]
-
-
-def by_pattern(text: str, special_tokens=()) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for part in split_on_special_tokens(text, special_tokens)[::2]:
-        counts.update(GPT2_REGEX.findall(part))
-    return counts
 
 
 # Whitespace of every kind the pattern knows, in runs, next to words, digits and contractions.
@@ -208,16 +201,28 @@ def test_special_tokens_inside_ascii_pieces(special: str) -> None:
     assert +count_pretokens(text, [special]) == by_pattern(text, [special])
 
 
-@settings(max_examples=400, deadline=None)
-@given(
-    words=st.lists(
-        st.from_regex(
-            r"[\"'(.,!?<|]{0,2}([A-Za-z]{0,4}|[0-9]{0,3})('s|'ll|'t|'re|'x)?[\"'.,!?|>)]{0,2}",
-            fullmatch=True,
-        ),
-        max_size=30,
-    )
+# Words of punctuation, letters or digits and contractions: ASCII pieces alone, then ASCII and
+# Unicode pieces side by side (newlines and tabs inside words, wide spaces between, repeats).
+ASCII_WORD = r"[\"'(.,!?<|]{0,2}([A-Za-z]{0,4}|[0-9]{0,3})('s|'ll|'t|'re|'x)?[\"'.,!?|>)]{0,2}"
+MIXED_WORD = (
+    r"[\"'(.,!?<|\n]{0,2}([A-Za-z]{0,4}|[0-9]{0,3}|é)('s|'ll|'t|'re|'x)?[\"'.,!?|>)\n\t]{0,2}"
 )
-def test_ascii_pieces_split_like_the_pattern(words: list[str]) -> None:
-    text = " ".join(words)
-    assert +count_pretokens(text, [EOT]) == by_pattern(text, [EOT])
+
+
+@pytest.mark.parametrize(
+    "word, separators, special_tokens, copies",
+    [
+        (ASCII_WORD, [" "], [EOT], 1),
+        (MIXED_WORD, [" ", "  ", " \n ", "\u00a0 "], [EOT, "|>"], 3),
+    ],
+    ids=["ascii", "ascii-and-unicode"],
+)
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_word_pieces_split_like_the_pattern(
+    data, word: str, separators: list[str], special_tokens: list[str], copies: int
+) -> None:
+    words = data.draw(st.lists(st.from_regex(word, fullmatch=True), max_size=30), label="words")
+    separator = data.draw(st.sampled_from(separators), label="separator")
+    text = separator.join(words * copies)
+    assert +count_pretokens(text, special_tokens) == by_pattern(text, special_tokens)

@@ -14,18 +14,10 @@ from hypothesis import strategies as st
 
 from bpe_course import pieces
 from bpe_course.pieces import PieceCounter, count_pretokens
-from bpe_course.pretokenize import GPT2_REGEX, split_on_special_tokens
 
-from .conftest import EOT, stdlib_corpus
+from .conftest import EOT, by_pattern, stdlib_corpus
 
 SPECIALS = [EOT, "[SEP]", "\n<s>", "»", "\u00a0<x>"]
-
-
-def by_pattern(text: str, special_tokens=()) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for part in split_on_special_tokens(text, special_tokens)[::2]:
-        counts.update(GPT2_REGEX.findall(part))
-    return counts
 
 
 def repeated_counts(texts: list[str], special_tokens=()) -> Counter[str]:
@@ -94,22 +86,6 @@ def test_both_ways_of_scaling_agree(monkeypatch, repeat_at_most: int) -> None:
     assert +repeated_counts([text, text[5:]], [EOT]) == by_pattern(text, [EOT]) + by_pattern(
         text[5:], [EOT]
     )
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    words=st.lists(
-        st.from_regex(
-            r"[\"'(.,!?<|\n]{0,2}([A-Za-z]{0,4}|[0-9]{0,3}|é)('s|'ll|'t|'re|'x)?[\"'.,!?|>)\n\t]{0,2}",
-            fullmatch=True,
-        ),
-        max_size=30,
-    ),
-    separator=st.sampled_from([" ", "  ", " \n ", "\u00a0 "]),
-)
-def test_ascii_and_unicode_pieces_side_by_side(words: list[str], separator: str) -> None:
-    text = separator.join(words * 3)
-    assert +count_pretokens(text, [EOT, "|>"]) == by_pattern(text, [EOT, "|>"])
 
 
 def test_a_piece_ending_in_whitespace_is_never_joined() -> None:

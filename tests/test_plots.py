@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
 
-from bpe_course.bench.harness import merge_trace  # noqa: E402
+from bpe_course.bench.trace import merge_trace  # noqa: E402
 from bpe_course.plots import (  # noqa: E402
     crossover_vocab,
     draw_all,

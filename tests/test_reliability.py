@@ -86,14 +86,6 @@ def test_output_vocab_json_that_is_a_folder(corpus, tmp_path, capsys, no_trainin
 # --- Item 12: one line instead of a traceback --------------------------------------------------
 
 
-@pytest.fixture
-def data_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
-    monkeypatch.setenv("BPE_COURSE_CORPUS", "stories")
-    return tmp_path / "data"
-
-
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -136,7 +128,7 @@ def test_negative_seed_in_the_api(data_folder) -> None:
 
 
 def _cut_csv(tmp_path) -> Path:
-    from bpe_course.bench.harness import append_row
+    from bpe_course.bench.tables import append_row
 
     path = tmp_path / "bench.csv"
     row = {
@@ -158,7 +150,7 @@ def _cut_csv(tmp_path) -> Path:
 
 
 def test_cut_csv_is_repaired_when_resumed(tmp_path) -> None:
-    from bpe_course.bench.harness import append_row, read_table
+    from bpe_course.bench.tables import append_row, read_table
 
     path = _cut_csv(tmp_path)
     table = read_table(path)
@@ -389,7 +381,7 @@ def test_interrupted_figure_save_keeps_the_old_figure(tmp_path, monkeypatch) -> 
 
 
 def test_interrupted_rewrite_of_the_bench_csv_keeps_its_rows(tmp_path, monkeypatch) -> None:
-    from bpe_course.bench.harness import append_row
+    from bpe_course.bench.tables import append_row
 
     path = tmp_path / "bench.csv"
     append_row(path, {"corpus": "stories", "version": "v5", "merge_s": 0.5})

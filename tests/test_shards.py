@@ -4,8 +4,6 @@ parent. (Speed is measured in notebook 13, never asserted here.)"""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,22 +15,10 @@ from hypothesis import strategies as st
 
 from bpe_course.trainers import TRAINERS, shards, v1_naive
 
-from .conftest import EOT
+from .conftest import EOT, alive, run_bounded, tied_word_counts_strategy, word_counts_strategy
 
 ALWAYS_PARALLEL = {"switch_sites": 0}  # never brought home
 HOME_AT_ONCE = {"switch_sites": float("inf"), "window": 1}  # home after the first merge
-
-word_text = st.text(
-    alphabet=st.characters(codec="utf-8", categories=["L", "N", "P", "S", "Zs"]),
-    min_size=1,
-    max_size=12,
-)
-word_counts_strategy = st.dictionaries(
-    st.one_of(word_text.map(lambda s: s.encode("utf-8")), st.binary(min_size=1, max_size=10)),
-    st.integers(min_value=1, max_value=60),
-    min_size=1,
-    max_size=40,
-)
 
 
 def both(word_counts, vocab_size: int, special_tokens=(), **options):
@@ -62,12 +48,7 @@ def test_matches_v1_on_generated_word_counts(word_counts, merges, switch) -> Non
 
 @settings(max_examples=40, deadline=None)
 @given(
-    word_counts=st.dictionaries(
-        st.binary(min_size=2, max_size=8).map(lambda b: bytes(x % 3 + 97 for x in b)),
-        st.integers(min_value=1, max_value=4),
-        min_size=1,
-        max_size=30,
-    ),
+    word_counts=tied_word_counts_strategy,
     switch=st.sampled_from([ALWAYS_PARALLEL, HOME_AT_ONCE]),
 )
 def test_ties_on_a_small_alphabet(word_counts, switch) -> None:
@@ -93,24 +74,6 @@ def test_runs_under_spawn() -> None:
     word_counts = {b"the": 9, b"then": 4, b"there": 3, b"other": 5, b"ether": 2}
     got, expected = both(word_counts, 256 + 8, start_method="spawn", **ALWAYS_PARALLEL)
     assert got == expected
-
-
-def run_bounded(code: str, timeout: float) -> subprocess.CompletedProcess | None:
-    """Run ``code`` in a fresh process in its own session; past ``timeout`` kill it all: None."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return None
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 # Words enough for many merges; the callback runs in the parent between merges.
@@ -142,7 +105,7 @@ WAIT_TO_BE_KILLED = """if event.index == 3:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and sessions: POSIX")
 def test_a_killed_worker_stops_the_run_with_one_line() -> None:
-    done = run_bounded(RUN.format(body=KILL_ONE), timeout=60)
+    done = run_bounded([sys.executable, "-c", RUN.format(body=KILL_ONE)], timeout=60)
     assert done is not None, "the run hung after a merge worker was killed"
     lines = done.stdout.strip().splitlines()
     assert lines[0].startswith("killed "), done.stdout + done.stderr
@@ -172,21 +135,6 @@ def test_workers_end_with_their_parent() -> None:
     finally:
         process.kill()
         process.stdout.close()
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie waiting for init to reap it has ended)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
 
 
 # --- The benchmark's model (bpe_course.bench.shards) ---------------------------------------------

@@ -4,15 +4,13 @@ Each run is a fresh process in its own session, killed whole if it outlives its 
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import EOT
+from .conftest import EOT, run_bounded
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and sessions: POSIX")
 
@@ -56,27 +54,6 @@ except Exception as err:
 else:
     print("no error")
 """
-
-
-def run_bounded(
-    command: list[str], timeout: float, env: dict | None = None
-) -> subprocess.CompletedProcess | None:
-    """Run ``command`` in its own session; past ``timeout``, kill its whole group, return None."""
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env=env,
-    )
-    try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return None
-    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 @pytest.fixture(scope="module")

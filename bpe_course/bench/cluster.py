@@ -35,7 +35,6 @@ from pathlib import Path
 from bpe_course.bench.worker import peak_rss_mb
 from bpe_course.cluster import TASK_BYTES
 from bpe_course.pretokenize import END_OF_TEXT as EOT
-from bpe_course.pretokenize import _encode_keys
 
 NOOP_TASKS = 200  # tasks that count zero bytes: the cost of a task itself, per task
 MERGE_VOCAB = 10_000
@@ -99,7 +98,7 @@ def _measure_dask(spec: dict) -> dict:
                 threads = sum(client.nthreads().values())
                 ranges = plan_piece_tasks(paths, [EOT], 4 * threads)
                 totals = map_reduce(client, ranges, [EOT])
-                counts = _encode_keys(totals)
+                counts = dict(totals)
                 count_s = time.perf_counter() - start
 
                 # A task's own cost: ranges of zero bytes, through the same map and tree.
@@ -301,7 +300,7 @@ def run_overhead(
     import pandas as pd
     from tqdm.auto import tqdm
 
-    from bpe_course.bench.harness import context
+    from bpe_course.bench.machine import context
     from bpe_course.corpora.datasets import generated_corpus, parse_size
 
     rows = []

@@ -13,10 +13,8 @@ first differ.
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
-import platform
 import signal
 import subprocess
 import sys
@@ -26,12 +24,12 @@ from pathlib import Path
 
 import pandas as pd
 
-import bpe_course
 from bpe_course.bench.grids import ABLATION_VOCABS, CROSSOVER_VOCABS, GRIDS, Grid  # noqa: F401
+from bpe_course.bench.machine import context
+from bpe_course.bench.tables import append_row, read_table
 from bpe_course.bench.worker import PARENT_VARIABLE
 from bpe_course.corpora.datasets import corpus_source, course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
-from bpe_course.files import replaced_whole
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 
 KEY = ["corpus", "size_bytes", "vocab_size", "version", "repeat"]
@@ -123,36 +121,6 @@ def kill_group(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def machine_label() -> str:
-    """Where a run is made, specific enough that runs of two machines never share a label:
-    ``"Linux x86_64, AMD EPYC, 2 cores (vm)"`` (system, CPU model, cores, host name)."""
-    return (
-        f"{platform.system()} {platform.machine()}, {cpu_model()}{os.cpu_count()} cores "
-        f"({platform.node()})"
-    )
-
-
-def cpu_model() -> str:
-    """The CPU's model name and a comma (Linux's /proc/cpuinfo; elsewhere the platform's word)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip() + ", "
-    except OSError:
-        pass
-    return f"{platform.processor()}, " if platform.processor() else ""
-
-
-def context() -> dict:
-    return {
-        "python": platform.python_version(),
-        "machine": machine_label(),
-        "package": bpe_course.__version__,
-        "date": datetime.date.today().isoformat(),
-    }
-
-
 def run_grid(
     grid: Grid,
     csv_path: Path | None = None,
@@ -173,25 +141,12 @@ def run_grid(
         else pd.DataFrame(columns=KEY)
     )
     finished = {tuple(row) for row in done[KEY].itertuples(index=False)}
-    # Versions alternate within each repeat, so a change of load on a shared machine falls on
-    # all of them alike and their ratios stay fair.
-    cells = [
-        (size, vocab, version, repeat)
-        for size in sorted(grid.sizes, key=parse_size)
-        for vocab in sorted(grid.vocab_sizes)
-        for repeat in range(grid.repeats)
-        for version in grid.versions
-    ]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(cells), desc="benchmark", unit="run")
-    rows, timed_out, shas, references = [], set(), {}, {}
+    cells = grid_cells(grid)
+    bar = progress_bar(len(cells)) if progress else None
+    rows, timed_out, check = [], set(), MergeCheck()
     for size, vocab, version, repeat in cells:
         size_bytes = parse_size(size)
-        key = (source, size_bytes, vocab, version, repeat)
-        if key in finished or version in timed_out:
+        if (source, size_bytes, vocab, version, repeat) in finished or version in timed_out:
             if bar is not None:
                 bar.update(1)  # nothing to run: counted at once
             continue
@@ -199,24 +154,10 @@ def run_grid(
         result = run_cell(path, version, vocab, workers, grid.timeout_s)
         if result["status"] == "timeout":
             timed_out.add(version)  # larger cells of this version would time out too
-        elif "merges_hex" in result:  # from outside the course: compared, never a mismatch
-            if (path, vocab) not in references:
-                references[path, vocab] = course_merges(path, vocab)
-            result.update(compare_outside(result.pop("merges_hex"), references[path, vocab]))
         else:
-            seen = shas.setdefault((size_bytes, vocab), (version, result["merges_sha"]))
-            if seen[1] != result["merges_sha"]:
-                raise BenchmarkMismatch(
-                    f"{version} and {seen[0]} learned different merges on {size_label(size_bytes)} at vocab {vocab}"
-                )
+            check(path, size_bytes, vocab, version, result)
         row = {
-            "corpus": source,
-            "size_bytes": size_bytes,
-            "size": size_label(size_bytes),
-            "vocab_size": vocab,
-            "version": version,
-            "repeat": repeat,
-            "workers": workers,
+            **cell_columns(source, size_bytes, vocab, version, repeat, workers),
             **result,
             **context(),
             "grid": grid.name,
@@ -231,47 +172,62 @@ def run_grid(
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done
 
 
-def append_row(csv_path: Path, row: dict) -> None:
-    """Append one row; when it brings columns the file lacks (a library's comparison columns),
-    rewrite the file with all of them, so every line has the header's fields. A last line left
-    unfinished by a run that was killed while writing it is dropped first (its cell runs again)."""
-    csv_path.parent.mkdir(parents=True, exist_ok=True)
-    new = pd.DataFrame([row])
-    if csv_path.exists():
-        drop_unfinished_line(csv_path)
-    if csv_path.exists() and csv_path.stat().st_size:
-        header = read_table(csv_path, nrows=0).columns
-        if set(new.columns) - set(header):  # rewritten whole: a crash keeps the old rows
-            with replaced_whole(csv_path) as partial:
-                pd.concat([read_table(csv_path), new]).to_csv(partial, index=False)
+def cell_columns(
+    corpus: str, size_bytes: int, vocab: int, version: str, repeat: int, workers: int
+) -> dict:
+    """The columns that say which cell a row measured (before its result and context)."""
+    return {
+        "corpus": corpus,
+        "size_bytes": size_bytes,
+        "size": size_label(size_bytes),
+        "vocab_size": vocab,
+        "version": version,
+        "repeat": repeat,
+        "workers": workers,
+    }
+
+
+def grid_cells(grid: Grid) -> list[tuple[str, int, str, int]]:
+    """The grid's cells in the order they run: (size, vocab size, version, repeat).
+
+    Versions alternate within each repeat, so a change of load on a shared machine falls on all of
+    them alike and their ratios stay fair."""
+    return [
+        (size, vocab, version, repeat)
+        for size in sorted(grid.sizes, key=parse_size)
+        for vocab in sorted(grid.vocab_sizes)
+        for repeat in range(grid.repeats)
+        for version in grid.versions
+    ]
+
+
+def progress_bar(total: int):
+    """A bar counting runs (tqdm, imported only when a bar is asked for)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="benchmark", unit="run")
+
+
+class MergeCheck:
+    """Checks each finished run's merges: a course version's must equal the first version's on the
+    same size and vocab (else :class:`BenchmarkMismatch`); a version from outside the course gets
+    columns comparing its merges with the course's (never a mismatch)."""
+
+    def __init__(self) -> None:
+        self.shas: dict[tuple[int, int], tuple[str, str]] = {}
+        self.references: dict[tuple[Path, int], list[tuple[bytes, bytes]]] = {}
+
+    def __call__(self, path: Path, size_bytes: int, vocab: int, version: str, result: dict) -> None:
+        if "merges_hex" in result:  # from outside the course: compared, never a mismatch
+            if (path, vocab) not in self.references:
+                self.references[path, vocab] = course_merges(path, vocab)
+            result.update(compare_outside(result.pop("merges_hex"), self.references[path, vocab]))
             return
-        new = new.reindex(columns=header)
-        new.to_csv(csv_path, mode="a", header=False, index=False)
-        return
-    new.to_csv(csv_path, index=False)
-
-
-def drop_unfinished_line(csv_path: Path) -> None:
-    """Cut ``csv_path`` after its last newline: a row is finished only with its line's end."""
-    with open(csv_path, "r+b") as f:
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)
-
-
-def read_table(csv_path: Path, **options) -> pd.DataFrame:
-    """A benchmark CSV without its unfinished last line, if a killed run left one (never read
-    as a row with a cut value); a file that is not a table is one clear error naming it."""
-    import io
-
-    try:
-        data = Path(csv_path).read_bytes()
-        if data and not data.endswith(b"\n"):
-            data = data[: data.rfind(b"\n") + 1]
-        return pd.read_csv(io.BytesIO(data), **options)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        reason = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
-        raise BPEInputError(f"cannot read {csv_path} as a table: {reason}") from None
+        seen = self.shas.setdefault((size_bytes, vocab), (version, result["merges_sha"]))
+        if seen[1] != result["merges_sha"]:
+            raise BenchmarkMismatch(
+                f"{version} and {seen[0]} learned different merges on {size_label(size_bytes)} at vocab {vocab}"
+            )
 
 
 def check_versions(versions: tuple[str, ...]) -> None:
@@ -334,58 +290,6 @@ def summarize(table: pd.DataFrame) -> pd.DataFrame:
         aggfunc="median",
     )
     return wide.round(3)
-
-
-def merge_trace(
-    corpus: str | Path,
-    vocab_size: int,
-    versions: tuple[str, ...] = ("v4", "v5"),
-    special_tokens: tuple[str, ...] = (EOT,),
-) -> pd.DataFrame:
-    """Per-merge cost of each version on one corpus: one row per merge and version.
-
-    Columns: ``version``, ``merge`` (1-based), ``words_touched``, ``seconds`` (wall time of that
-    merge, taken between callbacks, so it includes finding the best pair and the word updates),
-    ``count`` and, for V5, ``heap_size`` and ``live_pairs``. Runs in this process: it explains
-    costs, it is not a benchmark cell.
-    """
-    from bpe_course.pretokenize import count_words
-    from bpe_course.trainers import get_trainer
-
-    word_counts = count_words(corpus, special_tokens)
-    rows = []
-    for version in versions:
-        clock = [0.0]
-
-        def record(event, version=version, clock=clock) -> None:
-            now = time.perf_counter()
-            rows.append(
-                {
-                    "version": version,
-                    "merge": event.index + 1,
-                    "words_touched": event.words_touched,
-                    "seconds": now - clock[0],
-                    "count": event.count,
-                    "heap_size": event.heap.size if event.heap else None,
-                    "live_pairs": event.heap.live_pairs if event.heap else None,
-                }
-            )
-            clock[0] = time.perf_counter()  # the callback's own time is not charged to a merge
-
-        clock[0] = time.perf_counter()
-        get_trainer(version).merge_loop(word_counts, vocab_size, special_tokens, on_merge=record)
-    return pd.DataFrame(rows)
-
-
-def stored_results(name: str) -> pd.DataFrame:
-    """A benchmark table shipped with the course (``notebooks/results/<name>.csv``), measured by its
-    authors with this harness, so quick mode can show the full grid without rerunning it."""
-    from bpe_course.paths import notebooks_dir
-
-    path = notebooks_dir() / "results" / f"{name}.csv"
-    if not path.exists():
-        raise BPEInputError(f"no stored results {path}; run `bpe-course bench` to measure them")
-    return read_table(path)
 
 
 def grid_by_name(name: str) -> Grid:

@@ -23,8 +23,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.harness import append_row, context, read_table, run_worker
+from bpe_course.bench.harness import run_worker
+from bpe_course.bench.machine import context
 from bpe_course.bench.repeat import below
+from bpe_course.bench.tables import append_row, read_table
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import data_dir
@@ -109,19 +111,7 @@ def sweep(
     untraced runs, ``(rung, vocab size)``."""
     from tqdm.auto import tqdm
 
-    done, hashes = set(), {}
-    if csv_path.exists() and csv_path.stat().st_size:
-        old = read_table(csv_path)
-        done = set(
-            zip(
-                old["shape"],
-                old["size"],
-                old["rung"],
-                old["repeat"],
-                old["traced"],
-                old["vocab_size"].where(~old["traced"], 0),
-            )
-        )
+    done, hashes = finished_runs(csv_path), {}
     runs = [
         r
         for r in plan(shapes, sizes, list(rungs), repeats, checks, v5_vocab, v4_vocab)
@@ -147,37 +137,62 @@ def sweep(
         )
         load = os.getloadavg()[0]
         answer = run_one(spec, timeout_s=3 * 3600)
-        corpus_key = (run["shape"], run["size"])
-        for vocab, digest in answer["hashes"].items():
-            known = hashes.setdefault((*corpus_key, int(vocab)), (run["rung"], digest))
-            if known[1] != digest:
-                raise BPEInputError(
-                    f"rung {run['rung']} learned other merges than {known[0]} on "
-                    f"{run['shape']} {run['size']} by vocab {vocab}: not exact, no result"
-                )
+        check_hashes(hashes, run, answer)
         for point in answer["points"]:
-            append_row(
-                csv_path,
-                {
-                    "shape": run["shape"],
-                    "size": run["size"],
-                    "rung": run["rung"],
-                    "kind": RUNGS[run["rung"]].kind,
-                    "repeat": run["repeat"],
-                    "traced": run["traced"],
-                    "vocab_size": point["vocab_size"],
-                    "seconds": point["seconds"],
-                    "cpu_s": point["cpu_s"],
-                    "heap_size": point.get("heap_size"),
-                    "compactions": point.get("compactions"),
-                    "stopped": answer["stopped"],
-                    "peak_rss_mb": answer["peak_rss_mb"],
-                    "load_before": round(load, 2),
-                    "machine": machine["machine"],
-                    "python": machine["python"],
-                    "date": datetime.date.today().isoformat(),
-                },
+            append_row(csv_path, point_row(run, point, answer, load, machine))
+
+
+def finished_runs(csv_path: Path) -> set[tuple]:
+    """The runs ``csv_path`` holds already, keyed as :func:`sweep` keys its plan (an untraced
+    run by its vocab size, a traced one by 0: it ran through every point)."""
+    if not (csv_path.exists() and csv_path.stat().st_size):
+        return set()
+    old = read_table(csv_path)
+    return set(
+        zip(
+            old["shape"],
+            old["size"],
+            old["rung"],
+            old["repeat"],
+            old["traced"],
+            old["vocab_size"].where(~old["traced"], 0),
+        )
+    )
+
+
+def check_hashes(hashes: dict, run: dict, answer: dict) -> None:
+    """Every rung's merges on one corpus must equal the first rung's at each vocab size."""
+    corpus_key = (run["shape"], run["size"])
+    for vocab, digest in answer["hashes"].items():
+        known = hashes.setdefault((*corpus_key, int(vocab)), (run["rung"], digest))
+        if known[1] != digest:
+            raise BPEInputError(
+                f"rung {run['rung']} learned other merges than {known[0]} on "
+                f"{run['shape']} {run['size']} by vocab {vocab}: not exact, no result"
             )
+
+
+def point_row(run: dict, point: dict, answer: dict, load: float, machine: dict) -> dict:
+    """One line of the ladder's table: a run's time and memory at one vocab size."""
+    return {
+        "shape": run["shape"],
+        "size": run["size"],
+        "rung": run["rung"],
+        "kind": RUNGS[run["rung"]].kind,
+        "repeat": run["repeat"],
+        "traced": run["traced"],
+        "vocab_size": point["vocab_size"],
+        "seconds": point["seconds"],
+        "cpu_s": point["cpu_s"],
+        "heap_size": point.get("heap_size"),
+        "compactions": point.get("compactions"),
+        "stopped": answer["stopped"],
+        "peak_rss_mb": answer["peak_rss_mb"],
+        "load_before": round(load, 2),
+        "machine": machine["machine"],
+        "python": machine["python"],
+        "date": datetime.date.today().isoformat(),
+    }
 
 
 # --- Reading the table ---------------------------------------------------------------------------

@@ -54,6 +54,7 @@ def merges_hashes(merges: list[tuple[bytes, bytes]]) -> dict[int, str]:
 
 
 def run(spec: dict) -> dict:
+    """One run of a rung: untraced, timed whole; traced, timed at each of ``spec["points"]``."""
     word_counts = load_counts(Path(spec["counts"]))
     rung = get_rung(spec["rung"])
     vocab_size = int(spec["vocab_size"])
@@ -62,13 +63,20 @@ def run(spec: dict) -> dict:
         _, merges = rung.merge_loop(word_counts, vocab_size, [END_OF_TEXT])
         seconds, cpu_s = time.perf_counter() - start, time.process_time() - start_cpu
         points = [{"vocab_size": vocab_size, "seconds": seconds, "cpu_s": cpu_s}]
-        return {
-            "points": points,
-            "hashes": merges_hashes(merges),
-            "stopped": "done",
-            "peak_rss_mb": peak_rss_mb(),
-        }
+        stopped = "done"
+    else:
+        merges, points, stopped = _traced(rung, word_counts, vocab_size, spec)
+    return {
+        "points": points,
+        "hashes": merges_hashes(merges),
+        "stopped": stopped,
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
+
+def _traced(rung, word_counts: dict[bytes, int], vocab_size: int, spec: dict):
+    """The merges, the points reached (time, CPU time, the heap's state) and how the run ended:
+    ``"done"``, or ``"budget"`` once its CPU time passed ``spec["budget_s"]``."""
     wanted = set(spec["points"])
     budget = spec.get("budget_s") or float("inf")
     clock, cpu_clock = time.perf_counter, time.process_time
@@ -100,12 +108,7 @@ def run(spec: dict) -> dict:
         rung.merge_loop(word_counts, vocab_size, [END_OF_TEXT], on_merge=record)
     except _OverBudget:
         stopped = "budget"
-    return {
-        "points": points,
-        "hashes": merges_hashes(merges),
-        "stopped": stopped,
-        "peak_rss_mb": peak_rss_mb(),
-    }
+    return merges, points, stopped
 
 
 if __name__ == "__main__":

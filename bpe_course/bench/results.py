@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.harness import read_table
+from bpe_course.bench.tables import read_table
 from bpe_course.errors import BPEInputError
 
 CELL = ["corpus", "size_bytes", "vocab_size", "version"]

@@ -8,7 +8,7 @@ and 500 MB, four vocab sizes, 3 repeats) into ``notebooks/results/shards.csv``.
 - the round trip of one merge message to ``N`` workers and back, timed on merges no shard holds
   (so no work is done: what is left is pickling, the pipes and the wake-ups);
 - per merge, the words it rewrote and its wall time, in fast and in shards on 2 workers that never
-  switch (traces of the merge loop, like :func:`bpe_course.bench.harness.merge_trace`); a line
+  switch (traces of the merge loop, like :func:`bpe_course.bench.trace.merge_trace`); a line
   fitted through them gives the work per word rewritten;
 - the one-off costs of shards: starting and indexing the shards, and bringing them home.
 Each row records the load average: the machine is shared, and load inflates every wall time.
@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bpe_course.bench.harness import Grid, append_row, run_grid
+from bpe_course.bench.harness import Grid, run_grid
+from bpe_course.bench.tables import append_row
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.paths import notebooks_dir
 from bpe_course.pieces import count_words_by_pieces

@@ -8,9 +8,14 @@ from bpe_course.errors import BPEInputError
 
 
 def add_bench_commands(commands) -> None:
+    """``bench``, ``plot`` and ``trace``, each with its arguments."""
+    add_bench_command(commands)
+    add_plot_command(commands)
+    add_trace_command(commands)
+
+
+def add_bench_command(commands) -> None:
     from bpe_course.bench.grids import GRIDS
-    from bpe_course.bench.libraries import LIBRARIES
-    from bpe_course.trainers import ALL_TRAINERS
 
     bench = commands.add_parser(
         "bench",
@@ -26,6 +31,25 @@ def add_bench_commands(commands) -> None:
     which = bench.add_mutually_exclusive_group()
     which.add_argument("--quick", action="store_true", help="the quick grid (the default)")
     which.add_argument("--grid", choices=list(GRIDS), help="a named grid")
+    add_grid_overrides(bench)
+    bench.add_argument(
+        "--corpus",
+        choices=["tinystories", "stories", "wide"],
+        help="default: BPE_COURSE_CORPUS, else TinyStories if downloaded, else stories",
+    )
+    bench.add_argument("--workers", type=int, default=2, help="pretokenization processes (V3+)")
+    bench.add_argument(
+        "--csv", default=None, metavar="PATH", help="default: build/bench/GRID-CORPUS.csv"
+    )
+    bench.add_argument("--rerun", action="store_true", help="rerun cells already in the CSV")
+    bench.set_defaults(run=run_bench)
+
+
+def add_grid_overrides(bench: argparse.ArgumentParser) -> None:
+    """What a grid's runs can be changed by: versions, your trainer, sizes, vocabs, repeats."""
+    from bpe_course.bench.libraries import LIBRARIES
+    from bpe_course.trainers import ALL_TRAINERS
+
     bench.add_argument(
         "--versions",
         nargs="+",
@@ -45,18 +69,9 @@ def add_bench_commands(commands) -> None:
     )
     bench.add_argument("--repeats", type=int, help="override the repeats")
     bench.add_argument("--timeout", type=float, help="seconds allowed per run")
-    bench.add_argument(
-        "--corpus",
-        choices=["tinystories", "stories", "wide"],
-        help="default: BPE_COURSE_CORPUS, else TinyStories if downloaded, else stories",
-    )
-    bench.add_argument("--workers", type=int, default=2, help="pretokenization processes (V3+)")
-    bench.add_argument(
-        "--csv", default=None, metavar="PATH", help="default: build/bench/GRID-CORPUS.csv"
-    )
-    bench.add_argument("--rerun", action="store_true", help="rerun cells already in the CSV")
-    bench.set_defaults(run=run_bench)
 
+
+def add_plot_command(commands) -> None:
     plot = commands.add_parser(
         "plot",
         help="draw every figure a benchmark CSV supports",
@@ -66,6 +81,10 @@ def add_bench_commands(commands) -> None:
     plot.add_argument("csv", help="a CSV written by `bench` or by `trace`")
     plot.add_argument("-o", "--output", default=None, metavar="DIR", help="default: figures/")
     plot.set_defaults(run=run_plot)
+
+
+def add_trace_command(commands) -> None:
+    from bpe_course.trainers import ALL_TRAINERS
 
     trace = commands.add_parser(
         "trace",
@@ -155,7 +174,7 @@ def run_plot(args: argparse.Namespace) -> int:
 
     matplotlib.use("Agg")
 
-    from bpe_course.bench.harness import read_table
+    from bpe_course.bench.tables import read_table
     from bpe_course.plots import draw_all, plot_per_merge, save_figure
 
     path = Path(args.csv)
@@ -196,7 +215,7 @@ def run_trace(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
 
     from bpe_course.api import check_corpus_path
-    from bpe_course.bench.harness import merge_trace
+    from bpe_course.bench.trace import merge_trace
     from bpe_course.corpora.datasets import resolve_corpus
     from bpe_course.files import write_atomically
     from bpe_course.paths import build_dir

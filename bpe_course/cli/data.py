@@ -15,12 +15,23 @@ def add_data_commands(commands) -> None:
     actions = data.add_subparsers(title="actions", metavar="ACTION")
     listing = actions.add_parser("list", help="the datasets known, and what is in data/")
     listing.set_defaults(run=run_data_list)
+    add_fetch_action(actions)
+    add_generate_action(actions)
+    add_dictionary_action(actions)
+    add_slice_action(actions)
+    data.set_defaults(run=lambda args: data.print_help() or 2)
+
+
+def add_fetch_action(actions) -> None:
     fetch = actions.add_parser(
         "fetch", help="download a dataset into data/ (resumes, verifies, then renames)"
     )
     fetch.add_argument("name", help="a dataset name from `data list`")
     fetch.add_argument("--url", default=None, help="download from this URL instead (a mirror)")
     fetch.set_defaults(run=run_data_fetch)
+
+
+def add_generate_action(actions) -> None:
     generate = actions.add_parser(
         "generate",
         help="write an offline corpus of real English words (no network needed)",
@@ -36,6 +47,9 @@ def add_data_commands(commands) -> None:
     )
     generate.add_argument("--seed", type=int, default=0, help="random seed, 0 or more (default: 0)")
     generate.set_defaults(run=run_data_generate)
+
+
+def add_dictionary_action(actions) -> None:
     dictionary = actions.add_parser(
         "dictionary",
         help="real English from a dictd dictionary on this machine (no network needed)",
@@ -51,13 +65,15 @@ def add_data_commands(commands) -> None:
         help="a dictd dictionary without its suffixes (default: /usr/share/dictd/gcide)",
     )
     dictionary.set_defaults(run=run_data_dictionary)
+
+
+def add_slice_action(actions) -> None:
     slicing = actions.add_parser(
         "slice", help="a prefix of a corpus ending on a document boundary, cached in data/"
     )
     slicing.add_argument("corpus", help="a text file or a downloaded dataset's name")
     slicing.add_argument("--size", required=True, help="like 5MB or 21.5MB (decimal megabytes)")
     slicing.set_defaults(run=run_data_slice)
-    data.set_defaults(run=lambda args: data.print_help() or 2)
 
 
 def run_data_list(args: argparse.Namespace) -> int:
@@ -88,7 +104,7 @@ def run_data_fetch(args: argparse.Namespace) -> int:
     import sys
     import warnings
 
-    from bpe_course.corpora.datasets import fetch
+    from bpe_course.corpora.download import fetch
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -229,34 +229,52 @@ def build_rows() -> list[tuple[str, str, int]]:
         raise SystemExit(f"{err.name} is missing: pip install -e '.[lexicon]'") from None
 
     english = get_frequency_dict("en", wordlist="large")
-    names_folder = Path(names.__file__).parent
     wordnet = WordNet()
     profanity.load_censor_words()
-    profane = {str(w) for w in profanity.CENSOR_WORDSET}
-    banned = profane | STORY_AVOID
-    rows: set[tuple[str, str, int]] = set()
-
-    def weight(form: str) -> int:
-        return max(1, round(english[form.lower()] * 1e10))
-
-    def add(role: str, form: str, story: bool) -> None:
-        frequency = english.get(form.lower(), 0.0)
-        if frequency < WIDE_MIN_FREQUENCY or form.lower() in profane:
-            return
-        rows.add(("wide_" + role, form, weight(form)))
-        if story and frequency >= STORY_MIN_FREQUENCY and form.lower() not in banned:
-            rows.add(("story_" + role, form, weight(form)))
-
-    def inflection(lemma: str, upos: str, tag: str) -> str | None:
-        forms = getAllInflections(lemma, upos).get(tag, ())
-        return forms[0] if forms and forms[0] in english and ALPHA.fullmatch(forms[0]) else None
-
+    roles = _Roles(english, {str(w) for w in profanity.CENSOR_WORDSET}, getAllInflections)
+    census = _census_names(Path(names.__file__).parent, english)
     # A common noun that is also a common given name ("john", "ben") is left out of the stories.
     given_names = {
         form.lower()
-        for role, form, weight in _census_names(names_folder, english)
+        for role, form, weight in census
         if role == "wide_given_name" and weight >= COMMON_NAME_WEIGHT
     }
+    _add_nouns(roles, wordnet, given_names)
+    _add_verbs(roles, wordnet)
+    _add_adjectives(roles, wordnet, getAllLemmas)
+    _add_proper_nouns(roles, wordnet)
+    rows = roles.rows | census | _non_ascii(english)
+    return sorted(rows | _accented_names(rows, census))
+
+
+class _Roles:
+    """The rows being gathered: a form fills a role of the wide corpus when it is common enough,
+    and the stories' role too when it is common enough for a child and not a banned word."""
+
+    def __init__(self, english: dict[str, float], profane: set[str], inflections) -> None:
+        self.english, self.profane, self.inflections = english, profane, inflections
+        self.banned = profane | STORY_AVOID
+        self.rows: set[tuple[str, str, int]] = set()
+
+    def weight(self, form: str) -> int:
+        return max(1, round(self.english[form.lower()] * 1e10))
+
+    def add(self, role: str, form: str, story: bool) -> None:
+        frequency = self.english.get(form.lower(), 0.0)
+        if frequency < WIDE_MIN_FREQUENCY or form.lower() in self.profane:
+            return
+        self.rows.add(("wide_" + role, form, self.weight(form)))
+        if story and frequency >= STORY_MIN_FREQUENCY and form.lower() not in self.banned:
+            self.rows.add(("story_" + role, form, self.weight(form)))
+
+    def inflection(self, lemma: str, upos: str, tag: str) -> str | None:
+        forms = self.inflections(lemma, upos).get(tag, ())
+        ok = forms and forms[0] in self.english and ALPHA.fullmatch(forms[0])
+        return forms[0] if ok else None
+
+
+def _add_nouns(roles: _Roles, wordnet: WordNet, given_names: set[str]) -> None:
+    """Nouns and their plurals; people; a story's animals, things and places."""
     story_kinds = {
         kind: {wordnet.noun_sense(lemma, number) for lemma, number in senses}
         for kind, senses in STORY_NOUN_ROOTS.items()
@@ -267,13 +285,13 @@ def build_rows() -> list[tuple[str, str, int]]:
         main = wordnet.main_synset("n", lemma)
         if lemma not in main["words"]:
             continue  # only capitalised in WordNet (a proper noun), handled below
-        plural = inflection(lemma, "NOUN", "NNS")
+        plural = roles.inflection(lemma, "NOUN", "NNS")
         plural = plural if plural != lemma else None
-        add("noun", lemma, story=False)
+        roles.add("noun", lemma, story=False)
         if plural:
-            add("nouns", plural, story=False)
+            roles.add("nouns", plural, story=False)
         if main["lexfile"] == NOUN_PERSON:
-            add("person", lemma, story=lemma not in given_names)
+            roles.add("person", lemma, story=lemma not in given_names)
         # A story's animals, things and places: a concrete noun with a sense below the kind's roots.
         if main["lexfile"] not in CONCRETE_NOUN_FILES or lemma in given_names:
             continue
@@ -282,11 +300,14 @@ def build_rows() -> list[tuple[str, str, int]]:
             # by its first or second ("yard" is a unit of length first, a garden second).
             senses = wordnet.senses["n"][lemma][: 1 if kind == "animal" else 2]
             if any(wordnet.descends_from(offset, roots) for offset in senses):
-                add(kind, lemma, story=True)
+                roles.add(kind, lemma, story=True)
                 if plural:
-                    add(kind + "s", plural, story=True)
+                    roles.add(kind + "s", plural, story=True)
                 break
 
+
+def _add_verbs(roles: _Roles, wordnet: WordNet) -> None:
+    """Verbs that take an object and verbs that stand alone, with their past and -ing forms."""
     for lemma in wordnet.senses["v"]:
         if not ALPHA.fullmatch(lemma) or wordnet.dominant_pos(lemma) != "v":
             continue
@@ -294,25 +315,28 @@ def build_rows() -> list[tuple[str, str, int]]:
             continue
         main = wordnet.main_synset("v", lemma)
         frames = main["frames"]
-        past = inflection(lemma, "VERB", "VBD")
-        ing = inflection(lemma, "VERB", "VBG")
+        past = roles.inflection(lemma, "VERB", "VBD")
+        ing = roles.inflection(lemma, "VERB", "VBG")
         if FRAME_OBJECT in frames:
-            add("verb_object", lemma, story=True)
+            roles.add("verb_object", lemma, story=True)
             if past:
-                add("verb_past_object", past, story=True)
+                roles.add("verb_past_object", past, story=True)
             if ing:
-                add("verb_ing_object", ing, story=True)
+                roles.add("verb_ing_object", ing, story=True)
         if FRAME_INTRANSITIVE in frames:
-            add("verb_alone", lemma, story=True)
+            roles.add("verb_alone", lemma, story=True)
             if past:
-                add("verb_past_alone", past, story=True)
+                roles.add("verb_past_alone", past, story=True)
                 if main["lexfile"] == VERB_MOTION:  # "walked", "flew": one goes somewhere
-                    add("verb_past_motion", past, story=True)
+                    roles.add("verb_past_motion", past, story=True)
 
+
+def _add_adjectives(roles: _Roles, wordnet: WordNet, lemmas_of) -> None:
+    """Adjectives (a story's describe), feelings, and adverbs in -ly."""
     for lemma in wordnet.senses["a"]:
         if not ALPHA.fullmatch(lemma) or wordnet.dominant_pos(lemma) != "a":
             continue
-        if lemma in CLOSED_CLASS or "VERB" in getAllLemmas(lemma):
+        if lemma in CLOSED_CLASS or "VERB" in lemmas_of(lemma):
             continue  # a quantifier ("many") or a participle ("used"), not a describing word
         senses = [wordnet.synsets[("a", o)] for o in wordnet.senses["a"][lemma][:2]]
         heads = {
@@ -325,41 +349,45 @@ def build_rows() -> list[tuple[str, str, int]]:
         describes = any(s["attributes"] for s in senses) or any(
             wordnet.synsets[("a", o)]["attributes"] for s in senses for o in s["similar_to"]
         )
-        add("adjective", lemma, story=describes and senses[0]["lexfile"] != ADJ_PERTAINYM)
+        roles.add("adjective", lemma, story=describes and senses[0]["lexfile"] != ADJ_PERTAINYM)
         # A feeling: an adjective of a noun of feeling ("happy": happiness, "brave": courage).
         nouns = [n for s in senses for n in s["derived_nouns"] + s["attributes"]]
         if any(wordnet.synsets[("n", n)]["lexfile"] == NOUN_FEELING for n in nouns):
-            add("feeling", lemma, story=True)
+            roles.add("feeling", lemma, story=True)
     for lemma in wordnet.senses["r"]:
         if ALPHA.fullmatch(lemma) and lemma.endswith("ly") and wordnet.dominant_pos(lemma) == "r":
-            add("adverb", lemma, story=True)
+            roles.add("adverb", lemma, story=True)
 
-    # Proper nouns: the capitalised words of WordNet, as it writes them.
+
+def _add_proper_nouns(roles: _Roles, wordnet: WordNet) -> None:
+    """Proper nouns: the capitalised words of WordNet, as it writes them."""
     for (pos, _), synset in wordnet.synsets.items():
         for word in synset["words"]:
             if pos == "n" and re.fullmatch(r"[A-Z][a-z]+", word):
                 if synset["lexfile"] == NOUN_LOCATION:
-                    add("place_name", word, story=False)
+                    roles.add("place_name", word, story=False)
             if (
                 pos == "a"
                 and synset["lexfile"] == ADJ_PERTAINYM
                 and re.fullmatch(r"[A-Z][a-z]+", word)
             ):
-                add("nationality", word, story=False)
+                roles.add("nationality", word, story=False)
 
-    census = _census_names(names_folder, english)
-    rows |= census
-    rows |= _non_ascii(english)
-    # Names written with their accents ("José", "García"): wordfreq's accented words whose letters
-    # without the accents spell a census name held by at least 0.01% of people.
+
+def _accented_names(
+    rows: set[tuple[str, str, int]], census: set[tuple[str, str, int]]
+) -> set[tuple[str, str, int]]:
+    """Names written with their accents ("José", "García"): wordfreq's accented words whose letters
+    without the accents spell a census name held by at least 0.01% of people."""
     shares: dict[str, int] = defaultdict(int)  # a name in several files: the largest share
     for _, form, weight in census:
         shares[form] = max(shares[form], weight)
+    found = set()
     for role, word, weight in sorted(rows):
         name = _without_accents(word).capitalize()
         if role == "wide_accented" and len(word) > 3 and shares.get(name, 0) >= RARE_NAME_WEIGHT:
-            rows.add(("story_accented_name", word.capitalize(), weight))
-    return sorted(rows)
+            found.add(("story_accented_name", word.capitalize(), weight))
+    return found
 
 
 def _census_names(folder: Path, english: dict[str, float]) -> set[tuple[str, str, int]]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import html
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -28,62 +27,10 @@ from bpe_course.bench.results import (
     with_runs,
 )
 from bpe_course.course.live_figure import CANVAS_STYLE, live_figure, show_figure, window_size
+from bpe_course.course.measuring import Job, Measuring, Runner, measure_cell
 from bpe_course.plots import version_label
 
-Cell = tuple[str, int, int, str]  # corpus, size in bytes, vocab size, version
-Runner = Callable[[Cell, threading.Event], dict]
 READOUT_HINT = "<i>point at a marker to read its values</i>"
-
-
-def measure_cell(
-    cell: Cell, cancel: threading.Event | None = None, workers: int = 2, timeout_s: float = 900
-) -> dict:
-    """One run of the harness (a fresh process) for a cell: the row the explorer adds. Setting
-    ``cancel`` kills the run under way."""
-    from bpe_course.bench.harness import context, run_cell
-    from bpe_course.corpora.datasets import course_corpus, size_label
-
-    corpus, size_bytes, vocab, version = cell
-    path = course_corpus(size_bytes, corpus)
-    result = run_cell(path, version, vocab, workers, timeout_s, cancel)
-    return {
-        "corpus": corpus,
-        "size_bytes": size_bytes,
-        "size": size_label(size_bytes),
-        "vocab_size": vocab,
-        "version": version,
-        "repeat": 0,
-        "workers": workers,
-        **result,
-        **context(),
-    }
-
-
-@dataclass
-class Job:
-    """One click of *measure missing cells*: the cells queued, and how far the measuring got."""
-
-    cells: list[Cell]
-    done: int = 0
-    failed: list[str] = field(default_factory=list)
-    running: bool = True
-    cancelled: bool = False
-
-    def pending(self) -> set[Cell]:
-        return set(self.cells[self.done :]) if self.running else set()
-
-    def describe(self) -> str:
-        failed = f"; failed: {'; '.join(self.failed)}" if self.failed else ""
-        if self.running:
-            stopping = " (cancelling: the run under way is stopped)" if self.cancelled else ""
-            return (
-                f"measuring: {self.done} of {len(self.cells)} queued cell(s) done{stopping}{failed}"
-            )
-        stopped = " (cancelled)" if self.cancelled and self.done < len(self.cells) else ""
-        return (
-            f"measured {self.done - len(self.failed)} of {len(self.cells)} queued cell(s)"
-            f"{stopped}{failed}"
-        )
 
 
 SIDE_PX = 60  # the figure's toolbar and margins beside it, in pixels
@@ -108,24 +55,36 @@ class Explorer:
     ) -> None:
         import ipywidgets as w
 
-        table = with_runs(table)  # a table not read by load_results (tests, scripts)
-        self.table = table
+        self.table = with_runs(table)  # a table not read by load_results (tests, scripts)
         self.runner = runner
         self.measured_csv = measured_csv
-        self.cancel = threading.Event()
-        self.worker: threading.Thread | None = None
+        self.measuring = Measuring(self._add_row, self._measured_one, self._measuring_ended)
         self.lock = threading.RLock()
         self.points: dict = {}
         self.job: Job | None = None
         self._notice = ""  # the answer to the last action, until the selection changes
         self._quiet = False  # options being replaced: no redraw for the transient values
+        versions = _ordered_versions(set(self.table["version"]) | set(_versions_available()))
+        self._corpus_controls(w)
+        self._version_controls(w, versions)
+        self._time_controls(w, versions)
+        self._action_controls(w)
+        self.figure, self.canvas = live_figure(interactive)
+        self._connect()
+        self.window = window_size(self._fit) if not isinstance(self.canvas, w.Output) else None
+        self.widget = self._layout(w)
+        self.redraw()
+
+    # --- the controls ---------------------------------------------------------------------------
+
+    def _corpus_controls(self, w) -> None:
+        """Corpora, sizes and runs; the first figure shows something: the two smallest sizes
+        measured on the first corpus."""
+        table = self.table
         corpora = sorted(set(table["corpus"]) | _corpora_available())
         sizes = sorted(set(zip(table["size_bytes"], table["size"])))
-        vocabs = sorted(int(v) for v in table["vocab_size"].unique()) or [300, 5000]
-        versions = _ordered_versions(set(table["version"]) | set(_versions_available()))
         runs = sorted(set(table["runs"]))
         first = [c for c in ("stories",) if c in set(table["corpus"])] or corpora[:1]
-        # the first figure shows something: the two smallest sizes measured on the first corpus
         measured = table[table["corpus"].isin(first)]
         shown = sorted(set(zip(measured["size_bytes"], measured["size"]))) or sizes
         self.corpus = _list(w, corpora, first)
@@ -135,7 +94,13 @@ class Explorer:
         self.add_size = w.Text(
             placeholder="add a size: 2MB", continuous_update=False, layout=_width(170)
         )
-        # stops only on the grids' vocab sizes: a range never falls between two of them
+        self.runs = _list(w, runs, runs, width=370)
+        self.pool = w.Checkbox(value=False, description="pool the runs' repeats", indent=False)
+
+    def _version_controls(self, w, versions: list[str]) -> None:
+        """Vocab sizes (stops only on the grids' sizes: a range never falls between two of them,
+        more typed in) and versions (a reader's own trainer typed in)."""
+        vocabs = sorted(int(v) for v in self.table["vocab_size"].unique()) or [300, 5000]
         self.vocab = w.SelectionRangeSlider(
             options=[(f"{v:,}", v) for v in vocabs],
             index=(0, len(vocabs) - 1),
@@ -156,8 +121,9 @@ class Explorer:
             continuous_update=False,
             layout=_width(230),
         )
-        self.runs = _list(w, runs, runs, width=370)
-        self.pool = w.Checkbox(value=False, description="pool the runs' repeats", indent=False)
+
+    def _time_controls(self, w, versions: list[str]) -> None:
+        """Which time, in seconds or as a ratio to a version, on which axes' scale."""
         self.metric = w.ToggleButtons(
             options=[("merge loop", "merge_s"), ("end to end", "total_s")],
             style={"button_width": "100px"},
@@ -175,6 +141,9 @@ class Explorer:
         self.log_y = w.Checkbox(
             value=False, description="log time", indent=False, layout=_width(100)
         )
+
+    def _action_controls(self, w) -> None:
+        """The buttons (presentation, controls, measure, cancel, save) and the read-outs."""
         self.presentation = w.ToggleButton(
             value=False,
             description="presentation",
@@ -188,7 +157,7 @@ class Explorer:
             layout=_width(90),
         )
         self.measure_button = w.Button(
-            description="measure missing cells", disabled=runner is None, layout=_width(170)
+            description="measure missing cells", disabled=self.runner is None, layout=_width(170)
         )
         self.cancel_button = w.Button(description="cancel", disabled=True, layout=_width(80))
         self.save_figure_button = w.Button(description="save figure", layout=_width(100))
@@ -198,7 +167,9 @@ class Explorer:
         self.status.add_class("bpe-explorer-status")
         self.readout = w.HTML(READOUT_HINT)
         self.readout.add_class("bpe-explorer-readout")
-        self.figure, self.canvas = live_figure(interactive)
+
+    def _connect(self) -> None:
+        """Every control to what it changes: a redraw, a new option, a run, a file."""
         for control in (
             self.corpus,
             self.size,
@@ -222,44 +193,12 @@ class Explorer:
         self.save_table_button.on_click(lambda _: self.save_table())
         if hasattr(self.figure.canvas, "mpl_connect"):
             self.figure.canvas.mpl_connect("motion_notify_event", self._hover)
-        self.window = window_size(self._fit) if not isinstance(self.canvas, w.Output) else None
-        self.widget = self._layout(w)
-        self.redraw()
 
     def _layout(self, w):
         """A band of controls that wraps on a narrow screen (every list box tall enough to show
         all its items) and can be hidden, a line with the status, then the figure, which fills
         the room left below it (the ``window`` widget measures it)."""
-
-        def column(title: str, *children, width: int | None = None):
-            box = w.VBox([w.HTML(f"<b>{title}</b>"), *children])
-            if width:
-                box.layout.width = f"{width}px"
-            return box
-
-        self.band = w.HBox(
-            [
-                column("corpus and size", self.corpus, self.size, self.add_size),
-                column("versions", self.version, self.own_trainer),
-                column(
-                    "runs (grid, machine)",
-                    self.runs,
-                    self.pool,
-                    w.HBox([self.measure_button, self.cancel_button]),
-                    self.progress,
-                    w.HBox([self.save_figure_button, self.save_table_button]),
-                ),
-                column(
-                    "vocab size and time",
-                    self.vocab,
-                    self.add_vocab,
-                    self.metric,
-                    self.scale,
-                    w.HBox([self.log_x, self.log_y]),
-                ),
-            ],
-            layout=w.Layout(flex_flow="row wrap", grid_gap="0 16px"),
-        )
+        self.band = self._band(w)
         self.show_controls.observe(
             lambda change: setattr(self.band.layout, "display", None if change.new else "none"),
             names="value",
@@ -275,6 +214,34 @@ class Explorer:
         root = w.VBox(parts)
         root.add_class("bpe-explorer")
         return root
+
+    def _band(self, w):
+        """The controls in four titled columns: corpus and size, versions, runs, vocab and time."""
+        return w.HBox(
+            [
+                _column(w, "corpus and size", self.corpus, self.size, self.add_size),
+                _column(w, "versions", self.version, self.own_trainer),
+                _column(
+                    w,
+                    "runs (grid, machine)",
+                    self.runs,
+                    self.pool,
+                    w.HBox([self.measure_button, self.cancel_button]),
+                    self.progress,
+                    w.HBox([self.save_figure_button, self.save_table_button]),
+                ),
+                _column(
+                    w,
+                    "vocab size and time",
+                    self.vocab,
+                    self.add_vocab,
+                    self.metric,
+                    self.scale,
+                    w.HBox([self.log_x, self.log_y]),
+                ),
+            ],
+            layout=w.Layout(flex_flow="row wrap", grid_gap="0 16px"),
+        )
 
     # --- what is shown --------------------------------------------------------------------------
 
@@ -440,6 +407,8 @@ class Explorer:
     # --- measuring ------------------------------------------------------------------------------
 
     def start_measuring(self) -> None:
+        """Queue the selection's missing cells (none twice: a resume after a cancel measures
+        exactly those still missing) and measure them in the background."""
         if self.job is not None and self.job.running:
             return
         cells = missing_cells(self.table, self.selection())
@@ -448,43 +417,26 @@ class Explorer:
             self._notice = "nothing to measure"
             self.redraw()
             return
-        self.cancel.clear()
         self.progress.max, self.progress.value = len(cells), 0
         self.measure_button.disabled, self.cancel_button.disabled = True, False
         self.job, self._notice = Job(cells), ""
         self.redraw()
-        self.worker = threading.Thread(target=self._measure, args=(self.job,), daemon=True)
-        self.worker.start()
+        self.measuring.start(self.job, self.runner)
 
     def stop_measuring(self) -> None:
         if self.job is None or not self.job.running:
             return
-        self.cancel.set()
-        self.job.cancelled = True
+        self.measuring.stop(self.job)
         self.redraw()
 
-    def _measure(self, job: Job) -> None:
-        try:
-            for cell in job.cells:
-                if self.cancel.is_set():
-                    break
-                try:
-                    row = self.runner(cell, self.cancel)
-                except Exception as error:  # shown in the status; the other cells go on
-                    first = str(error).splitlines()[0] if str(error) else type(error).__name__
-                    job.failed.append(f"{cell[3]} vocab {cell[2]:,}: {first}")
-                else:
-                    if row.get("status") == "cancelled":
-                        break
-                    self._add_row(row)
-                job.done += 1
-                self.progress.value = job.done
-                self.redraw(from_thread=True)
-        finally:  # whatever happened, the buttons work again and the status says it has ended
-            job.cancelled = self.cancel.is_set()
-            job.running = False
-            self.measure_button.disabled, self.cancel_button.disabled = False, True
-            self.redraw(from_thread=True)
+    def _measured_one(self, job: Job) -> None:
+        self.progress.value = job.done
+        self.redraw(from_thread=True)
+
+    def _measuring_ended(self, job: Job) -> None:
+        """Whatever happened, the buttons work again and the status says it has ended."""
+        self.measure_button.disabled, self.cancel_button.disabled = False, True
+        self.redraw(from_thread=True)
 
     def _add_row(self, row: dict) -> None:
         new = pd.DataFrame([{**row, "grid": "explorer"}])
@@ -502,8 +454,7 @@ class Explorer:
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until the measuring in progress ends (tests, and scripts)."""
-        if self.worker is not None:
-            self.worker.join(timeout)
+        self.measuring.wait(timeout)
 
     # --- export ---------------------------------------------------------------------------------
 
@@ -576,6 +527,11 @@ def _ordered_versions(versions: set[str]) -> list[str]:
 
     known = [v for v in ALL_TRAINERS if v in versions]
     return known + sorted(versions - set(known))
+
+
+def _column(w, title: str, *children):
+    """Controls one above the other, under a bold title."""
+    return w.VBox([w.HTML(f"<b>{title}</b>"), *children])
 
 
 def _list(w, options: list, value: list, width: int = 230):

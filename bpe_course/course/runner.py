@@ -40,7 +40,6 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
     :class:`NotebookFailed` names the notebook, the cell and the error in one line.
     """
     import nbformat
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     notebook = nbformat.read(path, as_version=4)
@@ -51,12 +50,10 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
         from tqdm.auto import tqdm
 
         bar = tqdm(total=code_cells, desc=path.name, unit="cell", leave=False)
-    client = NotebookClient(
+    client = notebook_client(
         notebook,
-        timeout=timeout,
-        kernel_name="python3",
-        config=_client_config(),
-        resources={"metadata": {"path": str(path.parent)}},
+        path,
+        timeout,
         on_cell_start=lambda cell_index, **_: started.append(cell_index),
         on_cell_executed=None if bar is None else (lambda **_: bar.update(1)),
     )
@@ -67,12 +64,7 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
     except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
         nbformat.write(notebook, target)
         number = started[-1] + 1 if started else "?"
-        if isinstance(error, CellExecutionError):
-            what = f"{error.ename}: {error.evalue}"
-        elif isinstance(error, DeadKernelError):
-            what = "the kernel died (out of memory, or killed)"
-        else:
-            what = f"no reply within {timeout} s"
+        what = _what_failed(error, timeout)
         raise NotebookFailed(
             f"{path.name} failed in cell {number}: {what} (executed part, with the traceback: "
             f"{target})",
@@ -83,6 +75,33 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
             bar.close()
     nbformat.write(notebook, target)
     return target
+
+
+def notebook_client(notebook, path: Path, timeout: int, on_cell_start, on_cell_executed):
+    """An nbclient client for ``notebook`` read from ``path``: its kernel starts in the notebook's
+    folder, with channels that notice a dead kernel (:func:`_client_config`)."""
+    from nbclient import NotebookClient
+
+    return NotebookClient(
+        notebook,
+        timeout=timeout,
+        kernel_name="python3",
+        config=_client_config(),
+        resources={"metadata": {"path": str(Path(path).parent)}},
+        on_cell_start=on_cell_start,
+        on_cell_executed=on_cell_executed,
+    )
+
+
+def _what_failed(error: Exception, timeout: int) -> str:
+    """A failed cell's error, a dead kernel or a cell past ``timeout``, in a few words."""
+    from nbclient.exceptions import CellExecutionError, DeadKernelError
+
+    if isinstance(error, CellExecutionError):
+        return f"{error.ename}: {error.evalue}"
+    if isinstance(error, DeadKernelError):
+        return "the kernel died (out of memory, or killed)"
+    return f"no reply within {timeout} s"
 
 
 def _client_config():

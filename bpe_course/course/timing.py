@@ -40,10 +40,9 @@ def time_notebook(
     A cell that raises stops the run with :class:`RuntimeError` naming the notebook and the cell.
     """
     import nbformat
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    from bpe_course.course.runner import _client_config
+    from bpe_course.course.runner import notebook_client
 
     notebook = nbformat.read(path, as_version=4)
     started: dict[int, float] = {}
@@ -58,15 +57,7 @@ def time_notebook(
             {"cell": cell_index, "first_line": _first_line(cell.source), "seconds": seconds}
         )
 
-    client = NotebookClient(
-        notebook,
-        timeout=timeout,
-        kernel_name="python3",
-        config=_client_config(),
-        resources={"metadata": {"path": str(Path(path).parent)}},
-        on_cell_start=on_start,
-        on_cell_executed=on_executed,
-    )
+    client = notebook_client(notebook, path, timeout, on_start, on_executed)
     # The switch goes to the kernel alone, so timing never changes this process's environment.
     env = {**os.environ, QUICK_ENV: "1" if quick else "0"}
     try:
@@ -101,7 +92,7 @@ def markdown_words(path: Path) -> int:
 
 def machine() -> str:
     """The machine, as the benchmark tables name it (its core count included)."""
-    from bpe_course.bench.harness import machine_label
+    from bpe_course.bench.machine import machine_label
 
     return machine_label()
 

@@ -56,6 +56,29 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
         origin="lower",
     )
     apart = ranges_apart(table, metric, versions).reindex_like(ratio)
+    _label_cells(ax, values, apart, spread)
+    ax.set_xticks(range(len(ratio.columns)), [f"{v:,}" for v in ratio.columns], rotation=45)
+    ax.set_yticks(range(len(ratio)), list(ratio.index))
+    ax.set_xlabel("vocab size")
+    ax.set_ylabel("corpus size")
+    bar = fig.colorbar(image, ax=ax, label=f"{versions[1].upper()} / {versions[0].upper()} time")
+    ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10) if np.exp(-spread) <= t <= np.exp(spread)]
+    bar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
+    bar.minorticks_off()
+    ax.set_title(
+        f"{versions[1].upper()}/{versions[0].upper()} {METRIC_NAMES.get(metric, metric)} time "
+        f"(blue: {versions[1].upper()} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
+        fontsize=style.SMALLEST,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _label_cells(ax, values, apart, spread: float) -> None:
+    """Each cell's ratio; a cell whose repeats overlap is hatched and its ratio marked ``≈``."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
     for (row, col), value in np.ndenumerate(values):
         if not np.isfinite(value):
             continue
@@ -85,21 +108,6 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
             color="white" if dark else "black",
             fontstyle="normal" if clear else "italic",
         )
-    ax.set_xticks(range(len(ratio.columns)), [f"{v:,}" for v in ratio.columns], rotation=45)
-    ax.set_yticks(range(len(ratio)), list(ratio.index))
-    ax.set_xlabel("vocab size")
-    ax.set_ylabel("corpus size")
-    bar = fig.colorbar(image, ax=ax, label=f"{versions[1].upper()} / {versions[0].upper()} time")
-    ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10) if np.exp(-spread) <= t <= np.exp(spread)]
-    bar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
-    bar.minorticks_off()
-    ax.set_title(
-        f"{versions[1].upper()}/{versions[0].upper()} {METRIC_NAMES.get(metric, metric)} time "
-        f"(blue: {versions[1].upper()} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
-        fontsize=style.SMALLEST,
-    )
-    fig.tight_layout()
-    return fig
 
 
 def ranges_apart(table, metric: str, versions: tuple[str, str]):
@@ -222,34 +230,9 @@ def plot_crossover(
     for (size_bytes, name), ax in zip(panels, grid.flat):
         part = repeat_ranges(ok, name)
         part = part[part["size_bytes"] == size_bytes]
-        for version in versions:
-            curve = part[part["version"] == version].sort_values("vocab_size")
-            if curve.empty:
-                continue
-            color = version_color(version)
-            ax.fill_between(
-                curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.25, lw=0
-            )
-            ax.plot(
-                curve["vocab_size"],
-                curve["median"],
-                marker="o",
-                ms=3,
-                lw=1.3,
-                color=color,
-                label=version_label(version),
-            )
+        _draw_curves(ax, part, versions)
         if len(versions) == 2:
-            found = clear_crossover(part, *versions)
-            if found["crossover"] is not None:
-                ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)
-                ax.annotate(
-                    f"crossover ≈ {found['crossover']:,.0f}",
-                    (found["crossover"], 1.0),
-                    xycoords=("data", "axes fraction"),
-                    xytext=(3, -12),
-                    textcoords="offset points",
-                )
+            _mark_crossover(ax, part, versions)
         ax.set_title(f"{part['size'].iloc[0] if len(part) else ''}, {METRIC_NAMES.get(name, name)}")
         if log:
             ax.set_yscale("log")
@@ -259,14 +242,53 @@ def plot_crossover(
         ax.set_ylabel("seconds")
     names = " vs ".join(version_label(v) for v in versions) if len(versions) <= 2 else "Versions"
     fig.suptitle(f"{names}: median of repeats, band = min to max\n{describe(table)}")
-    first = grid.flat[0]
-    if sizes and len(versions) <= 2:
+    _legend(fig, grid.flat[0], bool(sizes), len(versions))
+    return fig
+
+
+def _draw_curves(ax, part, versions: tuple[str, ...]) -> None:
+    """Each version's median over vocab sizes as a line, its repeats' min-max as a band."""
+    for version in versions:
+        curve = part[part["version"] == version].sort_values("vocab_size")
+        if curve.empty:
+            continue
+        color = version_color(version)
+        ax.fill_between(
+            curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.25, lw=0
+        )
+        ax.plot(
+            curve["vocab_size"],
+            curve["median"],
+            marker="o",
+            ms=3,
+            lw=1.3,
+            color=color,
+            label=version_label(version),
+        )
+
+
+def _mark_crossover(ax, part, versions: tuple[str, ...]) -> None:
+    """A dashed line where the repeats say two versions cross (:func:`clear_crossover`)."""
+    found = clear_crossover(part, *versions)
+    if found["crossover"] is not None:
+        ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)
+        ax.annotate(
+            f"crossover ≈ {found['crossover']:,.0f}",
+            (found["crossover"], 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -12),
+            textcoords="offset points",
+        )
+
+
+def _legend(fig, first, measured: bool, versions: int) -> None:
+    """Two versions: a legend in the first panel; many: below the panels, not over the data."""
+    if measured and versions <= 2:
         first.legend()
         fig.tight_layout()
-    elif sizes:  # many versions: the legend goes below the panels, not over the data
+    elif measured:
         handles, labels = first.get_legend_handles_labels()
         fig.tight_layout(rect=(0, 0.12, 1, 1))
         fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), frameon=False)
     else:
         fig.tight_layout()
-    return fig

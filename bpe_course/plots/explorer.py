@@ -51,61 +51,18 @@ def _draw(fig, stats, selection, text_scale: float, empty: str) -> dict:
     # numerically by size (1 MB, 5 MB, 21.5 MB), not as text (1MB, 21.5MB, 5MB)
     panels = sorted({(c, int(s)) for c, s in zip(stats["corpus"], stats["size_bytes"])})
     if not panels:
-        ax = fig.add_subplot()
-        ax.axis("off")
-        what = "merge-loop" if selection.metric == "merge_s" else "end-to-end"
-        ax.text(
-            0.5,
-            0.5,
-            empty or f"no {what} times measured in this selection",
-            ha="center",
-            va="center",
-            wrap=True,
-        )
+        _say_empty(fig, selection, empty)
         return {}
     width, height = fig.get_size_inches()
     columns = min(len(panels), 3 if width / height > 2.2 else 2)
     rows = -(-len(panels) // columns)
     all_runs = list(dict.fromkeys(stats["runs"]))
-    short = short_runs(all_runs)
     points: dict = {}
     unit = f"÷ {version_label(selection.ratio_to)}" if selection.ratio_to else "seconds"
     for index, (corpus, size_bytes) in enumerate(panels):
         ax = fig.add_subplot(rows, columns, index + 1)
         part = stats[(stats["corpus"] == corpus) & (stats["size_bytes"] == size_bytes)]
-        points[ax] = []
-        for (version, runs), curve in part.groupby(["version", "runs"], sort=False):
-            curve = curve.sort_values("vocab_size")
-            color = version_color(version)
-            style = LINE_STYLES[all_runs.index(runs) % len(LINE_STYLES)]
-            label = version_label(version) + (f" · {short[runs]}" if len(all_runs) > 1 else "")
-            ax.fill_between(
-                curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.2, lw=0
-            )
-            ax.plot(
-                curve["vocab_size"],
-                curve["median"],
-                style,
-                marker="o",
-                ms=3 * text_scale,
-                lw=1.5 * text_scale,
-                color=color,
-                label=label,
-            )
-            points[ax] += [
-                Point(
-                    version,
-                    corpus,
-                    row.size,
-                    runs,
-                    int(row.vocab_size),
-                    row.median,
-                    row.min,
-                    row.max,
-                    int(row.repeats),
-                )
-                for row in curve.itertuples()
-            ]
+        points[ax] = _draw_panel(ax, part, corpus, all_runs, text_scale)
         if selection.ratio_to:
             ax.axhline(1.0, color="black", lw=0.8, ls=":")
         _axis(ax.xaxis, "log" if selection.log_x else "linear")
@@ -117,6 +74,61 @@ def _draw(fig, stats, selection, text_scale: float, empty: str) -> dict:
         ax.set_ylabel(f"{METRIC_NAMES.get(selection.metric, selection.metric)}, {unit}")
         ax.legend()
     fig.tight_layout()
+    return points
+
+
+def _say_empty(fig, selection, empty: str) -> None:
+    """No point to draw: the figure says why, in words."""
+    ax = fig.add_subplot()
+    ax.axis("off")
+    what = "merge-loop" if selection.metric == "merge_s" else "end-to-end"
+    ax.text(
+        0.5,
+        0.5,
+        empty or f"no {what} times measured in this selection",
+        ha="center",
+        va="center",
+        wrap=True,
+    )
+
+
+def _draw_panel(ax, part, corpus: str, all_runs: list, text_scale: float) -> list[Point]:
+    """One corpus size: per version and runs, the median as a line (a dash per runs) and the
+    min-max as a band; the points the read-out names."""
+    short = short_runs(all_runs)
+    points = []
+    for (version, runs), curve in part.groupby(["version", "runs"], sort=False):
+        curve = curve.sort_values("vocab_size")
+        color = version_color(version)
+        style = LINE_STYLES[all_runs.index(runs) % len(LINE_STYLES)]
+        label = version_label(version) + (f" · {short[runs]}" if len(all_runs) > 1 else "")
+        ax.fill_between(
+            curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.2, lw=0
+        )
+        ax.plot(
+            curve["vocab_size"],
+            curve["median"],
+            style,
+            marker="o",
+            ms=3 * text_scale,
+            lw=1.5 * text_scale,
+            color=color,
+            label=label,
+        )
+        points += [
+            Point(
+                version,
+                corpus,
+                row.size,
+                runs,
+                int(row.vocab_size),
+                row.median,
+                row.min,
+                row.max,
+                int(row.repeats),
+            )
+            for row in curve.itertuples()
+        ]
     return points
 
 

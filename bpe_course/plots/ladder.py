@@ -56,22 +56,7 @@ def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
     plain = FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}")
     for ax, (shape, size) in zip(axes.flat, pairs):
         part = summary[(summary["shape"] == shape) & (summary["size"] == size)]
-        for name in rungs:
-            line = part[part["rung"] == name]
-            if line.empty:
-                continue
-            dashed = RUNGS[name].kind == "v4"
-            ax.plot(
-                line["vocab_size"],
-                line["median"],
-                color=colors[name],
-                linestyle="--" if dashed else "-",
-                linewidth=1.6,
-                label=rung_label(name),
-            )
-            ax.fill_between(
-                line["vocab_size"], line["min"], line["max"], color=colors[name], alpha=0.18
-            )
+        _draw_rungs(ax, part, rungs, colors)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ticks = [
@@ -97,6 +82,26 @@ def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
     )
     fig.tight_layout(rect=(0, 0.05 + 0.025 * len(rungs) / 2, 1, 1))
     return fig
+
+
+def _draw_rungs(ax, part, rungs, colors: dict) -> None:
+    """Each rung's median as a line (V4 rungs dashed), its repeats' range as a band."""
+    for name in rungs:
+        line = part[part["rung"] == name]
+        if line.empty:
+            continue
+        dashed = RUNGS[name].kind == "v4"
+        ax.plot(
+            line["vocab_size"],
+            line["median"],
+            color=colors[name],
+            linestyle="--" if dashed else "-",
+            linewidth=1.6,
+            label=rung_label(name),
+        )
+        ax.fill_between(
+            line["vocab_size"], line["min"], line["max"], color=colors[name], alpha=0.18
+        )
 
 
 def step_ratios(table, vocab_size: int, metric: str = "cpu_s"):

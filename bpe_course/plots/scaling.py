@@ -128,7 +128,6 @@ def plot_scaling(
     """Time against corpus size, log-log, per version, with fitted slopes and the expected
     growth; one panel per metric when ``metrics`` is given (merge loop beside end to end)."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
     metrics = metrics or (metric,)
     ok = table[table["status"] == "ok"]
@@ -138,29 +137,7 @@ def plot_scaling(
     fig, axes = plt.subplots(1, len(metrics), figsize=(4.6 * len(metrics), 3.8), squeeze=False)
     notes = []
     for ax, name in zip(axes[0], metrics):
-        slopes = scaling_slopes(ok, name)
-        for version, part in ok.groupby("version"):
-            by_size = part.groupby("size_bytes")[name].median()
-            label = version_label(version)
-            if version in slopes:
-                label += f": slope {slopes[version]:.2f}"
-            ax.plot(
-                by_size.index / 1e6,
-                by_size.values,
-                marker="o",
-                color=version_color(version),
-                label=label,
-            )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        for axis in (ax.xaxis, ax.yaxis):
-            axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
-            axis.set_major_formatter(ScalarFormatter())
-            axis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("corpus size (MB)")
-        ax.set_ylabel(f"{METRIC_NAMES.get(name, name)} time (s)")
-        ax.set_title(METRIC_NAMES.get(name, name), fontsize=style.SMALLEST)
-        ax.legend(fontsize=style.SMALLEST)
+        _draw_scaling_panel(ax, ok, name)
         if name in CLAIMED_GROWTH:
             notes.append(f"{METRIC_NAMES.get(name, name)}: expected {CLAIMED_GROWTH[name]}")
     slopes = scaling_slopes(ok, metrics[0])
@@ -175,12 +152,40 @@ def plot_scaling(
     return fig
 
 
+def _draw_scaling_panel(ax, ok, name: str) -> None:
+    """One metric: each version's median time per size on log-log axes, its slope in the legend."""
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    slopes = scaling_slopes(ok, name)
+    for version, part in ok.groupby("version"):
+        by_size = part.groupby("size_bytes")[name].median()
+        label = version_label(version)
+        if version in slopes:
+            label += f": slope {slopes[version]:.2f}"
+        ax.plot(
+            by_size.index / 1e6,
+            by_size.values,
+            marker="o",
+            color=version_color(version),
+            label=label,
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("corpus size (MB)")
+    ax.set_ylabel(f"{METRIC_NAMES.get(name, name)} time (s)")
+    ax.set_title(METRIC_NAMES.get(name, name), fontsize=style.SMALLEST)
+    ax.legend(fontsize=style.SMALLEST)
+
+
 def plot_phases(table, size_bytes: int, vocab_size: int):
     """Where the time goes: each version's time split into pretokenization and merge loop, as
     shares of its total (medians), with the total's median and range written on each bar; a
     share, so a 1 s version and an 85 s one are read alike."""
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
 
     ok = table[
         (table["status"] == "ok")
@@ -200,7 +205,24 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
         bottom=share * 100,
         color=[version_color(v) for v in medians.index],
     )
-    for i, version in enumerate(medians.index):
+    _label_bars(ax, medians.index, totals, share)
+    ax.set_ylim(0, 122)
+    ax.set_ylabel("share of the time (%)")
+    _phase_legend(ax)
+    repeats = int(totals["count"].min()) if len(totals) else 0
+    ax.set_title(
+        f"Where the time goes, {ok['size'].iloc[0] if len(ok) else ''}, vocab {vocab_size:,} "
+        f"(medians of {repeats} repeats; above: total seconds, median and range)"
+        f"\n{describe(table)}",
+        fontsize=style.SMALLEST,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _label_bars(ax, versions, totals, share) -> None:
+    """Above each bar its total's median and range in seconds; in its grey part, the share."""
+    for i, version in enumerate(versions):
         t = totals.loc[version]
         ax.text(
             i,
@@ -218,8 +240,11 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
             va="center",
             fontsize=style.SMALLEST,
         )
-    ax.set_ylim(0, 122)
-    ax.set_ylabel("share of the time (%)")
+
+
+def _phase_legend(ax) -> None:
+    from matplotlib.patches import Patch
+
     ax.legend(
         handles=[
             Patch(color="#bbbbbb", label="pretokenize"),
@@ -233,12 +258,3 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
         ncol=2,
         frameon=False,
     )
-    repeats = int(totals["count"].min()) if len(totals) else 0
-    ax.set_title(
-        f"Where the time goes, {ok['size'].iloc[0] if len(ok) else ''}, vocab {vocab_size:,} "
-        f"(medians of {repeats} repeats; above: total seconds, median and range)"
-        f"\n{describe(table)}",
-        fontsize=style.SMALLEST,
-    )
-    fig.tight_layout()
-    return fig

@@ -8,7 +8,7 @@ from bpe_course.plots import style
 def plot_per_merge(trace, title: str = "", window: int = 25):
     """Words touched and time per merge across training (V4 and V5), the crossover's cause.
 
-    ``trace`` is :func:`bpe_course.bench.merge_trace`'s table; lines are rolling medians over
+    ``trace`` is :func:`bpe_course.bench.trace.merge_trace`'s table; lines are rolling medians over
     ``window`` merges (single merges are too noisy to read).
     """
     import matplotlib.pyplot as plt

@@ -1,0 +1,299 @@
+"""Downloading a dataset of the registry into ``data/``: once, resumably, and kept only whole.
+
+The bytes go to ``<file>.partial`` and are renamed to the file's name only once their size (and
+hash, where known) is right; a download too slow or too long stops with its partial file kept,
+so the next run resumes it; one download at a time per data folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bpe_course.corpora.datasets import Dataset, _writable_data_dir, get_dataset
+from bpe_course.errors import BPEInputError
+
+
+class DownloadError(BPEInputError):
+    """A download failed; the message says why and what to do."""
+
+
+# A download that moves slower than MIN_RATE bytes/s over RATE_WINDOW_S, or lasts longer than
+# MAX_SECONDS, is stopped (the partial file is kept, so the next run resumes it): a read timeout
+# alone never fires on a server that trickles a byte now and then.
+MIN_RATE = 1_000
+RATE_WINDOW_S = 60.0
+MAX_SECONDS = 6 * 3600.0
+
+
+class UnverifiedDownloadWarning(UserWarning):
+    """A download kept although nothing could prove it whole (no length sent, no hash known)."""
+
+
+@dataclass
+class _Limits:
+    max_seconds: float | None
+    min_rate: float
+    rate_window_s: float
+
+
+def fetch(
+    name: str,
+    *,
+    url: str | None = None,
+    progress: bool = True,
+    timeout: float = 30.0,
+    on_bytes: Callable[[int], None] | None = None,
+    max_seconds: float | None = MAX_SECONDS,
+    min_rate: float = MIN_RATE,
+    rate_window_s: float = RATE_WINDOW_S,
+) -> Path:
+    """Download dataset ``name`` into ``data/`` (once), resuming a partial download when it can.
+
+    The bytes go to ``<file>.partial``; only when the size (and the hash, where known) match is it
+    renamed to its final name. ``url`` overrides the registry's (the tests use a local server).
+    A reply to a resumed request (HTTP 206) must carry the range asked for (``Content-Range``);
+    a download slower than ``min_rate`` bytes/s over ``rate_window_s``, or longer than
+    ``max_seconds``, stops with its partial file kept. The SHA-256 of a download is pinned (kept
+    beside it, checked on the next download) only when its length proved it whole.
+    """
+    dataset = get_dataset(name)
+    folder = _writable_data_dir()
+    target = folder / dataset.filename
+    if target.exists():
+        return target
+    with _only_download(folder):
+        return _fetch(
+            dataset,
+            folder,
+            url,
+            progress,
+            timeout,
+            on_bytes,
+            _Limits(max_seconds, min_rate, rate_window_s),
+        )
+
+
+@contextlib.contextmanager
+def _only_download(folder: Path) -> Iterator[None]:
+    """Hold the data folder's lock for one download: two at once would append to one partial
+    file (a second ``data fetch`` while the first runs, in another terminal) and corrupt it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks here; the size and hash checks remain
+        yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DownloadError(
+                f"another download into {folder} is under way; wait for it to finish (or stop "
+                "it), then run the command again"
+            ) from None
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+def _fetch(
+    dataset: Dataset,
+    folder: Path,
+    url: str | None,
+    progress: bool,
+    timeout: float,
+    on_bytes: Callable[[int], None] | None,
+    limits: _Limits,
+) -> Path:
+    name = dataset.name
+    target = folder / dataset.filename
+    if target.exists():  # finished by the download that held the lock before us
+        return target
+    partial = folder / (dataset.filename + ".partial")
+    done = partial.stat().st_size if partial.exists() else 0
+    response = _request(url or dataset.url, name, done, timeout)
+    if response is None:  # the partial file is already whole
+        return _verify_and_finish(dataset, partial, target)
+    with response:
+        start, total = _body_start(response, done, name, partial)
+        expected = dataset.size or total
+        bar = _download_bar(progress, expected, start, name)
+        _receive(response, partial, start, name, limits, bar, on_bytes)
+    got = partial.stat().st_size
+    if expected is not None and got < expected:
+        raise DownloadError(
+            f"the download of {name} stopped at {got} of {expected} bytes; run the same command again to resume it"
+        )
+    return _verify_and_finish(dataset, partial, target, total)
+
+
+def _request(source: str, name: str, done: int, timeout: float):
+    """The server's reply to a request for the bytes from ``done`` on; None when there are none
+    left (HTTP 416 on a resumed request: the partial file is whole)."""
+    # here, not at the top: urllib (with email and ssl) costs every command's start-up
+    import urllib.error
+    import urllib.request
+
+    try:
+        request = urllib.request.Request(
+            source, headers={"Range": f"bytes={done}-"} if done else {}
+        )
+    except ValueError as err:  # not a URL at all
+        raise DownloadError(f"cannot download {name} from {source!r}: {err}") from None
+    try:
+        return urllib.request.urlopen(request, timeout=timeout)
+    except urllib.error.HTTPError as err:
+        if err.code == 416 and done:  # the partial file is already whole
+            return None
+        raise DownloadError(
+            f"downloading {name} from {source} failed: HTTP {err.code} {err.reason}"
+        ) from None
+    except (TimeoutError, urllib.error.URLError, OSError) as err:
+        reason = getattr(err, "reason", err)
+        raise DownloadError(
+            f"cannot reach {source} ({reason}). With no network, use the offline corpus: "
+            "BPE_COURSE_CORPUS=stories (the default when TinyStories is not in data/)."
+        ) from None
+
+
+def _receive(
+    response,
+    partial: Path,
+    start: int,
+    name: str,
+    limits: _Limits,
+    bar,
+    on_bytes: Callable[[int], None] | None,
+) -> None:
+    """Write the reply's body into ``partial`` from ``start`` (0, or the partial file's end)."""
+    import http.client
+
+    try:
+        with open(partial, "ab" if start else "wb") as out:
+            _copy(response, out, limits, bar, on_bytes)
+    except (OSError, http.client.HTTPException) as err:
+        _stopped(err, name, partial)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _body_start(response, done: int, name: str, partial: Path) -> tuple[int, int | None]:
+    """Where the reply's body starts in the file, and the file's whole size if the reply says.
+
+    A 206 reply must say which range it holds: the body is written at that offset (from the
+    start, if the server sent it all), and one that neither continues the partial file nor starts
+    at 0 is refused, the partial file removed.
+    """
+    length = response.headers.get("Content-Length")
+    if response.status != 206:  # the server ignored the Range header: start again from byte 0
+        return 0, int(length) if length and length.isdigit() else None
+    header = response.headers.get("Content-Range") or ""
+    match = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+|\*)", header.strip())
+    if match is None or int(match.group(1)) not in (0, done):
+        partial.unlink(missing_ok=True)
+        raise DownloadError(
+            f"the server sent part of {name} that is not the range asked for (bytes {done}-, got "
+            f"{header or 'no Content-Range'}); the partial file was removed, run the command "
+            "again to download it afresh"
+        )
+    first, last, size = match.groups()
+    return int(first), None if size == "*" else int(size)
+
+
+def _copy(response, out, limits: _Limits, bar, on_bytes: Callable[[int], None] | None) -> None:
+    """Copy the body to ``out`` as it arrives, stopping a download too slow or too long."""
+    started = window_start = time.monotonic()
+    in_window = 0
+    while chunk := response.read1(1 << 16):  # what has arrived, not a full 64 KB: see the rate
+        out.write(chunk)
+        if bar is not None:
+            bar.update(len(chunk))
+        if on_bytes is not None:
+            on_bytes(len(chunk))
+        now, in_window = time.monotonic(), in_window + len(chunk)
+        if limits.max_seconds is not None and now - started > limits.max_seconds:
+            raise TimeoutError(f"it took more than {limits.max_seconds:g} s")
+        if now - window_start >= limits.rate_window_s:
+            if in_window / (now - window_start) < limits.min_rate:
+                raise TimeoutError(
+                    f"it was slower than {limits.min_rate:g} bytes/s for {limits.rate_window_s:g} s"
+                )
+            window_start, in_window = now, 0
+
+
+def _stopped(err: Exception, name: str, partial: Path):
+    """The error for a download stopped mid-way: resumable, except for a local write failure."""
+    if isinstance(err, OSError) and not isinstance(err, (TimeoutError, ConnectionError)):
+        if err.errno is not None:  # the disk, not the network
+            partial.unlink(missing_ok=True)
+            raise DownloadError(
+                f"could not write {partial}: {err.strerror}; free some disk space and try again"
+            ) from None
+    reason = str(err) or type(err).__name__
+    raise DownloadError(
+        f"the download of {name} was interrupted ({reason}); run the same command again to "
+        "resume it"
+    ) from None
+
+
+def _verify_and_finish(
+    dataset: Dataset, partial: Path, target: Path, expected: int | None = None
+) -> Path:
+    """Rename ``partial`` to ``target`` once its size and hash are right; pin its hash only when
+    its size was known (a download cut short with no length must not become the reference)."""
+    size = partial.stat().st_size
+    expected = dataset.size or expected
+    if expected is not None and size != expected:
+        partial.unlink()
+        raise DownloadError(
+            f"{dataset.name}: got {size} bytes, expected {expected}; the partial file was removed, "
+            "run the command again to download it afresh"
+        )
+    digest = sha256_of(partial)
+    pinned = target.with_name(target.name + ".sha256")
+    known = dataset.sha256 or (pinned.read_text().strip() if pinned.exists() else None)
+    if known is not None and digest != known:
+        partial.unlink()
+        raise DownloadError(
+            f"{dataset.name}: SHA-256 {digest} does not match the expected {known}; the file was "
+            "removed. Run the command again; if it keeps failing, the source has changed."
+        )
+    if expected is not None:
+        pinned.write_text(digest + "\n")
+    elif known is None:
+        warnings.warn(
+            UnverifiedDownloadWarning(
+                f"{dataset.name}: the server sent no length and no hash is known, so whether the "
+                f"{size} bytes are the whole file could not be checked; its hash is not pinned"
+            ),
+            stacklevel=3,
+        )
+    os.replace(partial, target)
+    return target
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _download_bar(enabled: bool, total: int | None, initial: int, name: str):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=name
+    )
