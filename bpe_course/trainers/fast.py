@@ -290,11 +290,7 @@ def merge_loop(
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
     vocab, merges = initial_vocab(special_tokens), []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
-    words = [word for word in word_counts if len(word) > 1]
-    if not words:  # no pair at all
-        if wanted:
-            warn_exhausted(0, wanted, vocab_size)
-        return vocab, merges
+    words = [word for word in word_counts if len(word) > 1]  # none: no pair, the heap is empty
     flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
     del words
     pair_counts = flat.pair_counts()

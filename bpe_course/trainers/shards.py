@@ -275,7 +275,7 @@ def merge_loop(
     vocab, merges = initial_vocab(special_tokens), []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words = [word for word in word_counts if len(word) > 1]
-    if not words:  # no pair at all
+    if not words:  # no pair at all, and no worker to start for it
         if wanted:
             warn_exhausted(0, wanted, vocab_size)
         return vocab, merges
