@@ -4,6 +4,7 @@
 >>> vocab, merges = train_bpe("corpus.txt", 1000, ["<|endoftext|>"])  # doctest: +SKIP
 """
 
+import bpe_course.reference  # noqa: F401  (registers the posts' trainers)
 from bpe_course.api import train_bpe
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
 from bpe_course.tokenizer import Tokenizer

@@ -16,7 +16,7 @@ from bpe_course.sources import (
     describe,
     resolve_sources,
 )
-from bpe_course.trainers import get_trainer
+from bpe_course.trainers import Trainer, get_trainer
 from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check_training_arguments
 
 
@@ -81,9 +81,7 @@ def train_bpe(
 
     pretokenized = time.perf_counter()
     try:
-        return learn_merges(
-            version, word_counts, vocab_size, special_tokens, progress=progress, on_merge=on_merge
-        )
+        return _run_merge_loop(trainer, word_counts, vocab_size, special_tokens, progress, on_merge)
     finally:
         if timings is not None:
             timings["pretokenize_s"] = pretokenized - start
@@ -106,7 +104,23 @@ def learn_merges(
     """
     trainer = get_trainer(version)
     special_tokens = () if special_tokens is None else special_tokens
-    wanted = check_training_arguments(vocab_size, special_tokens)
+    check_training_arguments(vocab_size, special_tokens)
+    return _run_merge_loop(
+        trainer, word_counts, vocab_size, special_tokens, progress, on_merge, **options
+    )
+
+
+def _run_merge_loop(
+    trainer: Trainer,
+    word_counts: Mapping[bytes, int],
+    vocab_size: int,
+    special_tokens: Sequence[str],
+    progress: bool | None,
+    on_merge: OnMerge | None,
+    **options,
+) -> tuple[Vocab, Merges]:
+    """The merge loop on arguments already checked (the loops assume them valid)."""
+    wanted = vocab_size - 256 - len(special_tokens)
     bar = _progress_bar(progress, total=wanted, desc=f"merges ({trainer.name})", unit="merge")
     callback = on_merge if bar is None else _chain(bar, on_merge)
     try:

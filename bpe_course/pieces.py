@@ -79,11 +79,11 @@ from bpe_course.cuts import refine
 from bpe_course.pretokenize import (
     GPT2_REGEX,
     MIN_BYTES_PER_WORKER,
+    count_words,
     effective_workers,
     read_text,
     special_token_regex,
 )
-from bpe_course.pretokenize import count_words as count_words_with_pattern
 
 # Chunks are small so each worker holds only a few MB of split strings at a time.
 CHUNK_BYTES = 4_000_000
@@ -402,19 +402,14 @@ def _add_into(totals: dict[bytes, int], counts: dict[bytes, int]) -> None:
         totals[word] = get(word, 0) + count
 
 
-_progress_queue = None
+def _count_ranges_task(args: tuple[str, list[tuple[int, int]], tuple[str, ...]]):
+    """A task of :func:`count_words_by_pieces` (module level, so spawn works)."""
+    from bpe_course.pool import report_progress
+
+    return count_ranges(*args, progress=report_progress)
 
 
-def _init_worker(queue) -> None:
-    global _progress_queue
-    _progress_queue = queue
-
-
-def _count_ranges_reporting(args: tuple[str, list[tuple[int, int]], tuple[str, ...]]):
-    return count_ranges(*args, progress=_progress_queue.put)
-
-
-def count_words(
+def count_words_by_pieces(
     path: str | os.PathLike[str],
     special_tokens: Sequence[str] = (),
     workers: int | None = 1,
@@ -428,7 +423,7 @@ def count_words(
     The same arguments. Each worker takes every n-th chunk, so the work is even.
     """
     if any(" " in token for token in special_tokens):
-        return count_words_with_pattern(
+        return count_words(
             path,
             special_tokens,
             workers,
@@ -445,40 +440,13 @@ def count_words(
     cuts = refine(path, cuts, CHUNK_BYTES, special_tokens)
     ranges = list(zip(cuts[:-1], cuts[1:]))
     n_workers = min(n_workers, len(ranges))
-    if n_workers == 1:
-        return count_ranges(str(path), ranges, special_tokens, on_chunk)
+    from bpe_course.pool import run_tasks
 
-    import multiprocessing
-
-    from bpe_course.pool import process_pool
-
-    queue = multiprocessing.get_context(start_method).SimpleQueue()
     tasks = [(str(path), ranges[i::n_workers], tuple(special_tokens)) for i in range(n_workers)]
-    with process_pool(n_workers, start_method, _init_worker, (queue,)) as pool:
-        futures = [pool.submit(_count_ranges_reporting, task) for task in tasks]
-        _relay_progress(futures, queue, len(ranges), on_chunk)
-        results = [future.result() for future in futures]
-    totals = results[0]
-    for result in results[1:]:
-        get = totals.get
-        for word, count in result.items():
-            totals[word] = get(word, 0) + count
+    results = run_tasks(
+        _count_ranges_task, tasks, n_workers, start_method=start_method, on_progress=on_chunk
+    )
+    totals: dict[bytes, int] = {}
+    for result in results:
+        _add_into(totals, result)
     return totals
-
-
-def _relay_progress(futures, queue, reports: int, on_chunk: Callable[[int], None] | None) -> None:
-    """Pass on the workers' reports, one per chunk, until all are in or a task fails (its error,
-    or a dead worker's, is raised here)."""
-    from concurrent.futures import FIRST_EXCEPTION, wait
-
-    for _ in range(reports):
-        while queue.empty():
-            done, _ = wait(futures, timeout=0.05, return_when=FIRST_EXCEPTION)
-            for future in done:
-                if future.exception() is not None:
-                    future.result()
-            if len(done) == len(futures) and queue.empty():
-                return
-        size = queue.get()
-        if on_chunk is not None:
-            on_chunk(size)

@@ -1,5 +1,8 @@
 """The process pool of pretokenization, set up in one place: a worker that dies stops the run.
 
+Every pretokenizer (the pattern, pieces, a corpus of many files) hands its tasks to
+:func:`run_tasks`, which runs them here or on a pool and passes on their progress reports.
+
 ``multiprocessing.Pool`` replaces a worker that dies in the middle of a task and then waits
 forever for the task's result (and a worker killed while it holds the task queue's lock blocks
 the others too): one SIGKILL from the out-of-memory killer, and training hangs at 0% CPU.
@@ -18,8 +21,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -55,13 +58,68 @@ def process_pool(
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-def map_unordered(
-    executor: ProcessPoolExecutor, function: Callable[[Any], Any], tasks: Iterable[Any]
+def run_tasks(
+    function: Callable[[Any], Any],
+    tasks: Sequence[Any],
+    workers: int,
+    *,
+    start_method: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
 ) -> Iterator[Any]:
-    """``function(task)`` for every task, in the order they finish."""
-    futures = [executor.submit(function, task) for task in tasks]
-    for future in as_completed(futures):
-        yield future.result()
+    """``function(task)`` for every task, yielded in the order they finish: in this process when
+    ``workers`` is 1 or there is one task (no pool to start), else on a :func:`process_pool` of
+    up to ``workers`` processes. A task reports its progress by calling :func:`report_progress`;
+    the reports reach ``on_progress`` here, from this process or from the workers (through a
+    queue, relayed while the tasks run). ``function`` must live at module level (spawn pickles it).
+    """
+    if workers <= 1 or len(tasks) <= 1:
+        yield from _run_here(function, tasks, on_progress)
+        return
+    queue = None if on_progress is None else multiprocessing.get_context(start_method).SimpleQueue()
+    with process_pool(min(workers, len(tasks)), start_method, _report_to, (queue,)) as pool:
+        pending = {pool.submit(function, task) for task in tasks}
+        while pending:
+            # without reports to relay, wait for the next task; with them, look every 50 ms
+            timeout = None if queue is None else 0.05
+            done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+            _relay(queue, on_progress)
+            for future in done:
+                yield future.result()  # a task's error, or a dead worker's, is raised here
+        _relay(queue, on_progress)
+
+
+def report_progress(amount: int) -> None:
+    """Called by a task of :func:`run_tasks` when it has done ``amount`` (bytes, say) more."""
+    if _reporter is not None:
+        _reporter(amount)
+
+
+_reporter: Callable[[int], None] | None = None  # where report_progress sends, in this process
+
+
+def _report_to(queue) -> None:
+    """A worker's set-up: its reports go into ``queue`` (none when nobody listens)."""
+    global _reporter
+    _reporter = None if queue is None else queue.put
+
+
+def _run_here(
+    function: Callable[[Any], Any],
+    tasks: Sequence[Any],
+    on_progress: Callable[[int], None] | None,
+) -> Iterator[Any]:
+    global _reporter
+    previous, _reporter = _reporter, on_progress
+    try:
+        for task in tasks:
+            yield function(task)
+    finally:
+        _reporter = previous
+
+
+def _relay(queue, on_progress: Callable[[int], None] | None) -> None:
+    while queue is not None and not queue.empty():
+        on_progress(queue.get())
 
 
 def who_died(processes: list[multiprocessing.process.BaseProcess]) -> str:

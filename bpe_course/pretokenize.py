@@ -314,15 +314,11 @@ def count_words(
     n_workers = effective_workers(path.stat().st_size, workers, min_bytes_per_worker)
     tasks = chunk_tasks(path, special_tokens, n_workers)
 
-    totals: Counter[str] = Counter()
-    if n_workers == 1 or len(tasks) == 1:
-        results = map(_count_chunk_star, tasks)
-        _add_up(totals, results, on_chunk)
-    else:
-        from bpe_course.pool import map_unordered, process_pool
+    from bpe_course.pool import run_tasks
 
-        with process_pool(min(n_workers, len(tasks)), start_method) as pool:
-            _add_up(totals, map_unordered(pool, _count_chunk_star, tasks), on_chunk)
+    totals: Counter[str] = Counter()
+    results = run_tasks(_count_chunk_star, tasks, n_workers, start_method=start_method)
+    _add_up(totals, results, on_chunk)
     return _encode_keys(totals)
 
 

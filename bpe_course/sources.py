@@ -321,12 +321,8 @@ def count_sources(
     n_workers = effective_workers(total, workers, min_bytes_per_worker)
     ranges = plan_ranges(paths, special_tokens, 4 * n_workers if n_workers > 1 else 1)
     tasks = [(byte_range, tuple(special_tokens)) for byte_range in ranges]
-    totals: Counter[str] = Counter()
-    if n_workers == 1 or len(tasks) <= 1:
-        _add_up(totals, map(_count_range_sized, tasks), on_range)
-    else:
-        from bpe_course.pool import map_unordered, process_pool
+    from bpe_course.pool import run_tasks
 
-        with process_pool(min(n_workers, len(tasks))) as pool:
-            _add_up(totals, map_unordered(pool, _count_range_sized, tasks), on_range)
+    totals: Counter[str] = Counter()
+    _add_up(totals, run_tasks(_count_range_sized, tasks, n_workers), on_range)
     return _encode_keys(totals)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from bpe_course.errors import BPEInputError
 from bpe_course.formats import load_gpt2, save_gpt2, special_token_list
 from bpe_course.pretokenize import GPT2_REGEX, special_token_regex
-from bpe_course.trainers.common import Merges, Vocab
+from bpe_course.trainers.common import Merges, Vocab, merge_word
 
 _CACHE_LIMIT = 1 << 18  # distinct pretokens kept; TinyStories has ~13k, web text far more
 
@@ -157,7 +157,7 @@ class Tokenizer:
         self._encode_words(GPT2_REGEX.findall(text), ids)
 
     def _encode_words(self, words: list[str], ids: list[int]) -> None:
-        cache, merge = self._cache, self._merge_word
+        cache, merge = self._cache, self._encode_pretoken
         for word in words:
             word_ids = cache.get(word)
             if word_ids is None:
@@ -166,7 +166,7 @@ class Tokenizer:
                     cache[word] = word_ids
             ids.extend(word_ids)
 
-    def _merge_word(self, word: bytes) -> list[int]:
+    def _encode_pretoken(self, word: bytes) -> list[int]:
         """Apply the merges by rank to one pretoken's bytes."""
         parts = [word[i : i + 1] for i in range(len(word))]
         rank = self._rank
@@ -176,16 +176,8 @@ class Tokenizer:
             )
             if best not in rank:
                 break
-            left, right = best
-            merged, i = [], 0
-            while i < len(parts):
-                if i + 1 < len(parts) and parts[i] == left and parts[i + 1] == right:
-                    merged.append(left + right)
-                    i += 2
-                else:
-                    merged.append(parts[i])
-                    i += 1
-            parts = merged
+            # the trainers' merge_word, on parts as bytes (it only compares items): as training did
+            parts = merge_word(parts, best, best[0] + best[1])
         id_of = self._id_of
         return [id_of[part] for part in parts]
 

@@ -36,7 +36,7 @@ def peak_mb():
 
 pretokenize.MAX_CHUNK_BYTES = sources.MAX_CHUNK_BYTES = pieces.CHUNK_BYTES = {chunk}
 how, path, specials = sys.argv[1], sys.argv[2], sys.argv[3:]
-count = {{"pattern": pretokenize.count_words, "pieces": pieces.count_words}}.get(how)
+count = {{"pattern": pretokenize.count_words, "pieces": pieces.count_words_by_pieces}}.get(how)
 calls = []
 before = peak_mb()
 if how == "text":  # a text already in memory (the API's count_words_in_text)

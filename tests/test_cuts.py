@@ -86,9 +86,9 @@ def test_next_safe_cut_across_read_blocks(tmp_path, monkeypatch) -> None:
         assert next_safe_cut(f, 122) is None  # after the last cut
 
 
-@pytest.mark.parametrize("module", [pretokenize_module, pieces])
+@pytest.mark.parametrize("count", [pretokenize_module.count_words, pieces.count_words_by_pieces])
 @pytest.mark.parametrize("specials", [[], [EOT]])
-def test_files_cut_small_count_as_whole(tmp_path, monkeypatch, module, specials) -> None:
+def test_files_cut_small_count_as_whole(tmp_path, monkeypatch, count, specials) -> None:
     rng = random.Random(3)
     text = "".join(rng.choice(ALPHABET + "xyz ") for _ in range(20_000)) + EOT + "tail"
     path = tmp_path / "mixed.txt"
@@ -96,6 +96,6 @@ def test_files_cut_small_count_as_whole(tmp_path, monkeypatch, module, specials)
     monkeypatch.setattr(pretokenize_module, "MAX_CHUNK_BYTES", 300)
     monkeypatch.setattr(pieces, "CHUNK_BYTES", 300)
     seen: list[int] = []
-    got = module.count_words(path, specials, workers=1, on_chunk=seen.append)
+    got = count(path, specials, workers=1, on_chunk=seen.append)
     assert got == count_words_in_text(text, specials)
     assert len(seen) > 20  # many chunks, each reported

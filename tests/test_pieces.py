@@ -10,8 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bpe_course import pieces
-from bpe_course.pieces import PieceCounter, count_pretokens, find_cuts
-from bpe_course.pieces import count_words as count_by_pieces
+from bpe_course.pieces import PieceCounter, count_pretokens, count_words_by_pieces, find_cuts
 from bpe_course.pretokenize import count_words_in_text
 
 from .conftest import EOT, by_pattern, stdlib_corpus
@@ -86,7 +85,7 @@ def test_a_special_token_with_a_space_falls_back_to_the_pattern(tmp_path) -> Non
     path = tmp_path / "spaced.txt"
     text = "one story<end of text>two  stories<end of text>"
     path.write_text(text, encoding="utf-8")
-    got = count_by_pieces(path, ["<end of text>"])
+    got = count_words_by_pieces(path, ["<end of text>"])
     assert got == count_words_in_text(text, ["<end of text>"])
 
 
@@ -125,13 +124,16 @@ def test_cuts_follow_an_ascii_letter_or_digit(mixed_file, monkeypatch) -> None:
 def test_file_counts_equal_the_pattern(mixed_file, monkeypatch, workers: int) -> None:
     monkeypatch.setattr(pieces, "CHUNK_BYTES", 20_000)  # many chunks
     expected = count_words_in_text(mixed_file.read_text(encoding="utf-8"), [EOT])
-    assert count_by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1) == expected
+    assert (
+        count_words_by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1)
+        == expected
+    )
 
 
 def test_file_counts_under_spawn_with_progress(mixed_file, monkeypatch) -> None:
     monkeypatch.setattr(pieces, "CHUNK_BYTES", 50_000)
     seen: list[int] = []
-    got = count_by_pieces(
+    got = count_words_by_pieces(
         mixed_file,
         [EOT],
         workers=2,
@@ -151,7 +153,7 @@ def test_any_chunking_is_exact(tmp_path, monkeypatch, text: str, chunk: int) -> 
     monkeypatch.setattr(pieces, "CHUNK_BYTES", chunk)
     path = tmp_path / "any.txt"
     path.write_bytes(text.encode("utf-8"))
-    assert count_by_pieces(path, SPECIALS) == count_words_in_text(text, SPECIALS)
+    assert count_words_by_pieces(path, SPECIALS) == count_words_in_text(text, SPECIALS)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -166,7 +168,7 @@ def test_counts_stay_exact_when_pieces_are_flushed_to_pretokens(
         pieces.PieceCounter, "pretokens", lambda self: flushes.append(1) or pretokens(self)
     )
     expected = count_words_in_text(mixed_file.read_text(encoding="utf-8"), [EOT])
-    got = count_by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1)
+    got = count_words_by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1)
     assert got == expected
     if workers == 1:  # the patch is seen in this process only
         assert len(flushes) > 3
@@ -178,7 +180,7 @@ def test_real_text_without_special_tokens(tmp_path, monkeypatch) -> None:
     text = stdlib_corpus(300_000).replace(EOT, "\n")
     path = tmp_path / "code.txt"
     path.write_text(text, encoding="utf-8")
-    got = count_by_pieces(path, [], workers=2, min_bytes_per_worker=1)
+    got = count_words_by_pieces(path, [], workers=2, min_bytes_per_worker=1)
     assert got == count_words_in_text(text, [])
 
 
@@ -188,7 +190,7 @@ def test_invalid_utf8_is_one_clear_error(tmp_path) -> None:
     path = tmp_path / "bad.txt"
     path.write_bytes(b"fine text " * 10 + b"\xff oops")
     with pytest.raises(BPEInputError, match="not valid UTF-8: byte 0xff at byte offset 100"):
-        count_by_pieces(path, [EOT])
+        count_words_by_pieces(path, [EOT])
 
 
 @pytest.mark.parametrize("special", ["END", "7", ",", "ab.", "x", "<|x|>", "'s"])

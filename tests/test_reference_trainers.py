@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 
 from bpe_course import train_bpe
+from bpe_course.reference import REFERENCE_TRAINERS
 from bpe_course.reference.post_v5 import ReversedBytes
-from bpe_course.trainers import REFERENCE_TRAINERS, get_trainer, v1_naive
+from bpe_course.trainers import get_trainer, v1_naive
 
 from .conftest import EOT
 from .test_trainers_agree import SENNRICH, word_counts_strategy

@@ -45,9 +45,9 @@ try:
         sources.count_sources([path, path + ".2"], [], workers=2, min_bytes_per_worker=1,
                               on_range=kill_one)
     else:
-        module = {"pattern": pretokenize, "pieces": pieces}[how]
-        module.count_words(path, ["<|endoftext|>"], workers=2, min_bytes_per_worker=1,
-                           on_chunk=kill_one)
+        count = {"pattern": pretokenize.count_words, "pieces": pieces.count_words_by_pieces}[how]
+        count(path, ["<|endoftext|>"], workers=2, min_bytes_per_worker=1,
+              on_chunk=kill_one)
 except Exception as err:
     print(f"{type(err).__name__}: {err}")
     print("killed", killed[0])

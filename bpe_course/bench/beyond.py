@@ -76,13 +76,13 @@ def pretokenize_scaling(
     repeat, plus the CPU seconds of this process and its workers (load shows as wall > CPU / n)."""
     import time
 
-    from bpe_course.pieces import count_words
+    from bpe_course.pieces import count_words_by_pieces
 
     rows = []
     for repeat in range(repeats):
         for n in workers:
             before, start = os.times(), time.perf_counter()
-            count_words(path, list(special_tokens), workers=n)
+            count_words_by_pieces(path, list(special_tokens), workers=n)
             seconds, after = time.perf_counter() - start, os.times()
             cpu = sum(after[:4]) - sum(before[:4])  # user + system, self and waited-for children
             rows.append({"workers": n, "repeat": repeat, "seconds": seconds, "cpu_s": cpu})

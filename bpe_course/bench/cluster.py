@@ -3,7 +3,7 @@
 Each measurement runs in a fresh process (``python -m bpe_course.bench.cluster --one '<json>'``),
 so every peak of memory belongs to that run alone:
 
-- ``pool``: the fast trainer's local path, :func:`bpe_course.pieces.count_words` (several files
+- ``pool``: the fast trainer's local path, :func:`bpe_course.pieces.count_words_by_pieces` (several files
   or a ``.gz``: :func:`~bpe_course.sources.count_sources`) with ``workers`` processes. Peaks: this
   process (the client) and the largest pool process (``RUSAGE_CHILDREN``).
 - ``dask``: a scheduler and ``workers`` worker processes of one thread, started with Dask's own
@@ -58,13 +58,13 @@ def measure(spec: dict) -> dict:
 
 
 def _measure_pool(spec: dict) -> dict:
-    from bpe_course.pieces import count_words
+    from bpe_course.pieces import count_words_by_pieces
     from bpe_course.sources import count_sources, resolve_sources
 
     start = time.perf_counter()
     paths = resolve_sources(spec["corpus"])
     if len(paths) == 1 and not paths[0].name.endswith(".gz"):  # as the fast trainer counts
-        counts = count_words(paths[0], [EOT], workers=spec["workers"])
+        counts = count_words_by_pieces(paths[0], [EOT], workers=spec["workers"])
     else:
         counts = count_sources(paths, [EOT], workers=spec["workers"])
     count_s = time.perf_counter() - start

@@ -3,21 +3,20 @@
 :class:`~bpe_course.trainers.fast.FlatWords` keeps every distinct word in one array of token ids
 (``tok``) with links to the next and previous live position (``nxt``, ``prv``; one sentinel
 position after the last word, shown as ``·``), each position's word count (``weight``), and, for
-each pair, the left positions where it was made (``where``), never pruned. :func:`flat_trace`
-runs the trainer's own stages (``FlatWords.merge``, ``pop_live``) merge by merge and prints, for
-each, the candidates, the sites kept, the pairs lost and made, the positions rewritten, and the
-position lists with their stale entries marked.
+each pair, the left positions where it was made (``site_positions``), never pruned.
+:func:`flat_trace` runs the trainer's own stages (V5's ``pop_best``, ``FlatWords.merge``,
+``push_made``) merge by merge and prints, for each, the candidates, the sites kept, the pairs lost
+and made, the positions rewritten, and the position lists with their stale entries marked.
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping
 
 from bpe_course.course.by_hand import FOUR_WORDS, pair_text, token_text
 from bpe_course.trainers.common import Vocab, initial_vocab, record_merge
-from bpe_course.trainers.fast import FlatWords
-from bpe_course.trainers.sites import PairKeys, pop_live
+from bpe_course.trainers.fast import FlatWords, push_made
+from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
 
 def _cell(value: int, flat: FlatWords, vocab: Vocab, token: bool) -> str:
@@ -49,21 +48,21 @@ def show_flat(flat: FlatWords, vocab: Vocab) -> str:
     return "\n".join(lines)
 
 
-def show_where(
+def show_site_positions(
     flat: FlatWords, pair_counts: Mapping[int, int], vocab: Vocab, only: set[int] | None = None
 ) -> str:
-    """``where``: each pair's count and the left positions where it was made. A position that no
-    longer holds the pair is marked stale (``12x``): nothing removes it; the pair's merge skips it."""
+    """``site_positions``: each pair's count and the left positions where it was made. A position
+    that no longer holds the pair is marked stale (``12x``): nothing removes it; its merge skips it."""
     lines = []
     codes = sorted(
-        (code for code in flat.where if only is None or code in only),
+        (code for code in flat.site_positions if only is None or code in only),
         key=lambda code: pair_text(divmod(code, flat.base), vocab),
     )
     for code in codes:
         a, b = divmod(code, flat.base)
         marked = [
             f"{p}" if flat.tok[p] == a and flat.tok[flat.nxt[p]] == b else f"{p}x"
-            for p in flat.where[code]
+            for p in flat.site_positions[code]
         ]
         text = pair_text((a, b), vocab)
         lines.append(f"{text:>14} count {pair_counts.get(code, 0):2}  at " + " ".join(marked))
@@ -79,30 +78,27 @@ def flat_trace(word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3) -
     flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
     pair_counts = flat.pair_counts()
     keys = PairKeys(vocab)
-    heap = [(-c, keys.of(*divmod(p, vocab_size)), p) for p, c in pair_counts.items()]
-    heapq.heapify(heap)
+    heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, vocab_size))
     blocks = [
         "the flat array before any merge (· in nxt/prv: the sentinel, position "
-        f"{flat.n})\n{show_flat(flat, vocab)}\n\nwhere each pair was made (left positions)\n"
-        + show_where(flat, pair_counts, vocab)
+        f"{flat.n})\n{show_flat(flat, vocab)}\n\n"
+        "site_positions: where each pair was made (left positions)\n"
+        + show_site_positions(flat, pair_counts, vocab)
     ]
     for number in range(1, merges + 1):
-        top = pop_live(heap, pair_counts)
+        top, _, _ = pop_best(heap, pair_counts)
         if top is None:
             blocks.append(f"merge {number}: no pair left")
             break
         neg_count, _, best = top
         a, b = divmod(best, vocab_size)
-        candidates = list(flat.where[best])
+        candidates = list(flat.site_positions[best])
         before = dict(pair_counts)
         tokens = (list(flat.tok), list(flat.nxt), list(flat.prv))
         new_id = record_merge(vocab, merged, (a, b))
-        keys.add(vocab[new_id])
+        keys.add_token(vocab[new_id])
         made, sites = flat.merge(best, a, b, new_id, pair_counts)
-        pair_counts[best] = 0
-        for code, count in made.items():
-            pair_counts[code] = count
-            heapq.heappush(heap, (-count, keys.of(*divmod(code, vocab_size)), code))
+        push_made(heap, pair_counts, best, made, keys, vocab_size)
         changed = {c for c in pair_counts if c != best and pair_counts[c] != before.get(c)}
         blocks.append(
             _merge_text(number, flat, vocab, (a, b, -neg_count), candidates, sites)
@@ -110,8 +106,8 @@ def flat_trace(word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3) -
             + _count_changes(flat, vocab, changed, before, pair_counts)
             + "\n"
             + _rewritten(flat, vocab, tokens)
-            + "\nwhere, for the pairs whose count changed:\n"
-            + show_where(flat, pair_counts, vocab, changed)
+            + "\nsite_positions, for the pairs whose count changed:\n"
+            + show_site_positions(flat, pair_counts, vocab, changed)
         )
     blocks.append(f"after {len(merged)} merges\n{show_flat(flat, vocab)}")
     return blocks
@@ -120,7 +116,7 @@ def flat_trace(word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3) -
 def _merge_text(number, flat, vocab, best, candidates, sites) -> str:
     a, b, count = best
     return (
-        f"merge {number}: {pair_text((a, b), vocab)} at {count}; candidates (where) "
+        f"merge {number}: {pair_text((a, b), vocab)} at {count}; candidates (site_positions) "
         f"{candidates}, sites kept {[int(p) for p in sites]}"
     )
 

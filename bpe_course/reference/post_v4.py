@@ -30,7 +30,6 @@ from bpe_course.trainers.common import (
     OnMerge,
     Vocab,
     apply_deltas,
-    check_training_arguments,
     initial_vocab,
     most_frequent_pair,
     record_merge,
@@ -121,8 +120,8 @@ def merge_loop(
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges, with the V4 ``design`` describes
     (by default the post's V4 as published)."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     post_rewrite = design.rewrite == "post"
     if post_rewrite:
         words, counts, pair_counts, pair_to_words = build_index(word_counts)

@@ -46,7 +46,6 @@ from bpe_course.trainers.common import (
     Pair,
     Vocab,
     apply_deltas,
-    check_training_arguments,
     heap_pair_key,
     initial_vocab,
     record_merge,
@@ -155,12 +154,11 @@ def merge_loop(
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges, with the V5 ``design`` describes
     (by default the post's V5 as published)."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     collecting = gc.isenabled()
     if not design.collector:
         gc.disable()
     try:
-        return _heap_loop(word_counts, wanted, vocab_size, special_tokens, on_merge, design)
+        return _heap_loop(word_counts, vocab_size, special_tokens, on_merge, design)
     finally:
         if collecting and not design.collector:
             gc.enable()
@@ -168,13 +166,13 @@ def merge_loop(
 
 def _heap_loop(
     word_counts: Mapping[bytes, int],
-    wanted: int,
     vocab_size: int,
     special_tokens: Sequence[str],
     on_merge: OnMerge | None,
     design: Design,
 ) -> tuple[Vocab, Merges]:
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     post_rewrite = design.rewrite == "post"
     if post_rewrite:
         words, counts, pair_counts, pair_to_words = post_v4.build_index(word_counts)

@@ -5,27 +5,16 @@ number of times it occurs in the whole text, and a merge rewrites every occurren
 N pretokens in the text, where V1 pays O(m W L) for W distinct ones. N/W is how much counting
 equal words once buys, the first and largest win of the ``001_*`` post's list. The loop gets word
 counts like every other (so that only the merge loop differs) and expands them back into the
-stream. Exact, and slow on purpose: use it on a small corpus.
+stream, then runs V1's loop (:func:`~bpe_course.trainers.v1_naive.merge_weighted`) on it.
+Exact, and slow on purpose: use it on a small corpus.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bpe_course.trainers.common import (
-    MergeEvent,
-    Merges,
-    OnMerge,
-    Vocab,
-    check_training_arguments,
-    count_pairs,
-    initial_vocab,
-    merge_word,
-    most_frequent_pair,
-    record_merge,
-    warn_exhausted,
-    words_as_ids,
-)
+from bpe_course.trainers.common import Merges, OnMerge, Vocab, words_as_ids
+from bpe_course.trainers.v1_naive import merge_weighted
 
 
 def merge_loop(
@@ -34,20 +23,8 @@ def merge_loop(
     special_tokens: Sequence[str] = (),
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
-    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from the pretoken stream."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
-    vocab, merges = initial_vocab(special_tokens), []
+    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from the pretoken stream: V1's
+    loop on every occurrence of every word, each weighted 1."""
     words, counts = words_as_ids(word_counts)
     stream = [word for word, count in zip(words, counts) for _ in range(count)]  # N sequences
-    ones = [1] * len(stream)
-    for index in range(wanted):
-        pair_counts = count_pairs(stream, ones)
-        if not pair_counts:
-            warn_exhausted(index, wanted, vocab_size)
-            break
-        best = most_frequent_pair(pair_counts, vocab)
-        new_id = record_merge(vocab, merges, best)
-        stream = [merge_word(word, best, new_id) for word in stream]
-        if on_merge is not None:
-            on_merge(MergeEvent(index, new_id, merges[-1], pair_counts[best], len(stream)))
-    return vocab, merges
+    return merge_weighted(stream, [1] * len(stream), vocab_size, special_tokens, on_merge)

@@ -1,7 +1,12 @@
 """The registry of trainers: one entry per version of the course, driving the API, the tests, the
 benchmark and the command line.
 
-Every trainer is a pretokenizer (serial, or parallel from V3 on) followed by a merge loop.
+Every trainer is a pretokenizer (serial, or parallel from V3 on) followed by a merge loop. Two
+tracks: the ladder, V1 to V5, each the previous version plus one change (and fast max, V4's other
+way to find the best pair); then, beyond V5, trainers that change several things at once, each
+change named in its title and measured apart in notebook 13. The posts' designs
+(:mod:`bpe_course.reference`) register themselves here with :func:`register`, so the API, the
+benchmark and the tests run them alike; nothing here imports them.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from types import ModuleType
 
 from bpe_course import pretokenize
 from bpe_course.errors import BPEInputError
-from bpe_course.reference import post_v4, post_v5, v0_stream
+from bpe_course.pieces import count_words_by_pieces
 from bpe_course.trainers import (
     fast,
     fast_max,
@@ -26,6 +31,8 @@ from bpe_course.trainers import (
 )
 from bpe_course.trainers.common import MergeLoop
 
+WordCounter = Callable[..., dict[bytes, int]]  # count_words(path, special_tokens, workers, ...)
+
 
 @dataclass(frozen=True)
 class Trainer:
@@ -34,15 +41,12 @@ class Trainer:
     module: ModuleType  # where its merge loop lives (the notebooks show its source)
     parallel: bool  # pretokenize on several processes
     loop: str = "merge_loop"  # the merge loop's name in the module
+    count_words: WordCounter = pretokenize.count_words  # its pretokenizer: the pattern on chunks
+    track: str = "ladder"  # "ladder" (one change a rung), "beyond V5" or "reference"
 
     @property
     def merge_loop(self) -> MergeLoop:
         return getattr(self.module, self.loop)
-
-    @property
-    def count_words(self) -> Callable[..., dict[bytes, int]]:
-        """Its pretokenizer: the pattern on every chunk, unless the module brings its own."""
-        return getattr(self.module, "count_words", pretokenize.count_words)
 
 
 TRAINERS: dict[str, Trainer] = {
@@ -54,28 +58,47 @@ TRAINERS: dict[str, Trainer] = {
         Trainer("v4", "V4 inverted index", v4_inverted_index, parallel=True),
         Trainer("v5", "V5 heap", v5_heap, parallel=True),
         Trainer("fastmax", "V4 + SortedDict (fast max)", fast_max, parallel=True),
-        Trainer("sites", "V5 + merge sites (words as str)", sites, parallel=True),
-        Trainer("fast", "Fast (flat numpy sites, pieces)", fast, parallel=True),
-        Trainer("shards", "Fast + merge workers on word shards", shards, parallel=True),
+        # Beyond V5: several changes each, named in the title (notebook 13 measures each apart)
+        Trainer(
+            "sites",
+            "V5 + merge sites, words as str, numpy index, pieces",
+            sites,
+            parallel=True,
+            count_words=count_words_by_pieces,
+            track="beyond V5",
+        ),
+        Trainer(
+            "fast",
+            "sites + flat numpy arrays",
+            fast,
+            parallel=True,
+            count_words=count_words_by_pieces,
+            track="beyond V5",
+        ),
+        Trainer(
+            "shards",
+            "fast + merge workers on word shards",
+            shards,
+            parallel=True,
+            count_words=count_words_by_pieces,
+            track="beyond V5",
+        ),
     ]
 }
 
 VERSIONS: tuple[str, ...] = tuple(TRAINERS)
 
-# Not course versions: designs the course measures itself against (bpe_course.reference), exact
-# like the versions, run by the same API, benchmark and tests.
-REFERENCE_TRAINERS: dict[str, Trainer] = {
-    t.name: t
-    for t in [
-        Trainer("v0", "V0 pretoken stream (as minbpe)", v0_stream, parallel=False),
-        Trainer("post_v4", "V4 as in the V1-V5 post", post_v4, parallel=True),
-        Trainer("post_v5", "V5 as in the V1-V5 post", post_v5, parallel=True),
-        Trainer(
-            "post_v5_nogc", "post's V5, GC off", post_v5, parallel=True, loop="merge_loop_gc_off"
-        ),
-    ]
-}
-ALL_TRAINERS: dict[str, Trainer] = {**TRAINERS, **REFERENCE_TRAINERS}
+# The course's trainers, then whatever registers itself (bpe_course.reference: the posts' designs,
+# exact like the versions, run by the same API, benchmark and tests).
+ALL_TRAINERS: dict[str, Trainer] = dict(TRAINERS)
+
+
+def register(*trainers: Trainer) -> None:
+    """Add trainers that are not course versions (so :func:`get_trainer` finds them)."""
+    for trainer in trainers:
+        if trainer.name in ALL_TRAINERS and ALL_TRAINERS[trainer.name] != trainer:
+            raise ValueError(f"a trainer named {trainer.name!r} is already registered")
+        ALL_TRAINERS[trainer.name] = trainer
 
 
 def get_trainer(version: str) -> Trainer:

@@ -34,8 +34,24 @@ class HeapStats:
 
 
 @dataclass(frozen=True, slots=True)
+class ScanStats:
+    """V4's two stages, seen at a merge: what the search scanned and what the rewrite touched
+    (counted only when asked, ``scan_stats=True``, outside the timed stages: the tie count is one
+    more pass over the counts)."""
+
+    live_pairs: int  # P: the pair counts scanned for the best
+    tied: int  # pairs at the top count, which the tie-break compares
+    word_work: int  # tokens in the words holding the pair, before the merge
+
+
+@dataclass(frozen=True, slots=True)
 class MergeEvent:
-    """What one merge did, as shown to an ``on_merge`` callback (only built when one is given)."""
+    """What one merge did, as shown to an ``on_merge`` callback (only built when one is given).
+
+    ``find_s`` and ``rewrite_s`` time the merge's two stages: finding the best pair, then
+    rewriting the words and updating the counts (and the heap). A loop reads the clock only when
+    a callback is given, and the callback's own time falls in neither stage.
+    """
 
     index: int  # 0 for the first merge
     token_id: int  # the id of the new token
@@ -43,6 +59,9 @@ class MergeEvent:
     count: int  # how often the pair occurred in the corpus when merged
     words_touched: int  # distinct words rewritten (V1 rewrites every word)
     heap: HeapStats | None = None  # V5 only
+    find_s: float | None = None  # seconds finding the best pair (None: a loop that does not time)
+    rewrite_s: float | None = None  # seconds rewriting the words and updating the counts
+    scan: ScanStats | None = None  # V4, when asked
 
 
 OnMerge = Callable[[MergeEvent], None]
@@ -73,7 +92,11 @@ def initial_vocab(special_tokens: Sequence[str] = ()) -> Vocab:
 
 
 def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) -> int:
-    """Validate the arguments every trainer takes; return the number of merges to do."""
+    """Validate the arguments every trainer takes; return the number of merges to do.
+
+    Called once per training, by the API (``train_bpe``, ``learn_merges``) before any work: the
+    merge loops assume valid arguments and stay about the merges.
+    """
     if special_tokens is None:
         raise BPEInputError("special_tokens must be a list of strings (empty for none), not None")
     if isinstance(special_tokens, (str, bytes)):
@@ -107,15 +130,16 @@ def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) 
     return vocab_size - floor
 
 
-def warn_exhausted(done: int, wanted: int, vocab_size: int) -> None:
-    """Say, once, that the corpus ran out of pairs before the vocabulary was full."""
+def warn_exhausted(done: int, wanted: int, vocab_size: int, stacklevel: int = 3) -> None:
+    """Say, once, that the corpus ran out of pairs before the vocabulary was full (``stacklevel``:
+    3 points at the caller of the merge loop; a loop one call deeper passes 4)."""
     warnings.warn(
         VocabularyExhaustedWarning(
             f"stopped after {done} of {wanted} merges: no pair of tokens is left in the corpus, so "
             f"the vocabulary has {vocab_size - (wanted - done)} entries instead of {vocab_size}. "
             "Use a larger corpus or a smaller vocab_size."
         ),
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 

@@ -1,23 +1,32 @@
-"""Fast: the merge sites of a merge found and rewritten by numpy, all at once, on one flat array.
+"""Fast, beyond V5 after sites: the merge sites of a merge found and rewritten by numpy, all at
+once, on one flat array.
 
-Change from :mod:`~bpe_course.trainers.sites` (which changed V5 to update only the pairs around each
-merge site, one word at a time in Python): the words are one flat array of token ids, linked lists
-(``next``, ``prev``) skip the tokens merged away, and ``where[pair]`` lists the positions where the
-pair was made. A merge of ``(a, b)`` with many candidate positions keeps those that still hold
-``a`` followed by ``b``, and then, for all sites at once with numpy:
+Change from :mod:`~bpe_course.trainers.sites` (which changed V5 to update only the pairs around
+each merge site, one word at a time in Python): the words become one flat array of token ids, in
+which a merge handles all its sites at once. The parts of that change, named:
 
-- the pairs lost, ``(x, a)`` and ``(b, y)``, and made, ``(x, N)`` and ``(N, y)``, weighted by the
-  words' counts, summed per pair (``unique`` + ``bincount``), so Python sees each changed pair once;
-- two sites side by side (``a b a b``) share their middle: ``(b, a)`` is lost and ``(N, N)`` made;
-  for ``a == b`` the runs ``a a a`` keep every other candidate, left to right, as ``merge_word``;
-- the array is rewritten in place: ``N`` at each site, the right token unlinked.
+1. **Flat words.** One array of token ids for all distinct words, with linked lists (``next``,
+   ``prev``) to skip the tokens merged away, and ``site_positions[pair]``, the position of every
+   site where the pair was made (sites' ``site_words``, as positions).
+2. **All sites at once, in numpy.** A merge of ``(a, b)`` keeps the candidate positions that
+   still hold ``a`` followed by ``b``, then for all sites together:
 
-A merge with few candidates (most of them, late in training) does the same in plain Python over an
-``array.array`` that shares the numpy array's memory: numpy's fixed cost per call would dominate.
+   - the pairs lost, ``(x, a)`` and ``(b, y)``, and made, ``(x, N)`` and ``(N, y)``, weighted by
+     the words' counts, summed per pair (``unique`` + ``bincount``): Python sees each changed pair
+     once;
+   - two sites side by side (``a b a b``) share their middle: ``(b, a)`` is lost and ``(N, N)``
+     made; for ``a == b`` the runs ``a a a`` keep every other candidate, left to right, as
+     ``merge_word``;
+   - the array is rewritten in place: ``N`` at each site, the right token unlinked.
+3. **Small merges in plain Python.** A merge with fewer than ``SMALL`` candidates (most of them,
+   late in training) does the same over an ``array.array`` that shares the numpy array's memory:
+   numpy's fixed cost per call would dominate.
+
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
-with the same tie-break keys. A pair is only ever made by the merge of its newest token, so after
-that its count only falls: a heap entry can only be stale downwards, and ``where`` never needs
-pruning (a stale position is skipped when its pair is merged).
+(its ``PairKeys``, ``build_heap``, ``pop_best``), with the same tie-break keys. A pair is only
+ever made by the merge of its newest token, so after that its count only falls: a heap entry can
+only be stale downwards, and ``site_positions`` never needs pruning (a stale position is skipped
+when its pair is merged).
 Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs) in Python.
 Memory: five integers per byte of the distinct words (not of the corpus).
 Pretokenization counts space-delimited pieces first (:mod:`bpe_course.pieces`).
@@ -41,24 +50,23 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections.abc import Mapping, Sequence
+from time import perf_counter
 
 import numpy as np
 
-from bpe_course.pieces import count_words
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
     Vocab,
-    check_training_arguments,
     heap_pair_key,
     initial_vocab,
     record_merge,
     warn_exhausted,
 )
-from bpe_course.trainers.sites import PairKeys, pop_live
+from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
-__all__ = ["FlatWords", "count_words", "merge_loop"]
+__all__ = ["FlatWords", "merge_loop"]
 
 
 SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy
@@ -70,8 +78,9 @@ class FlatWords:
     ``tok[i]`` is the token at position ``i`` (-1 once merged away); ``nxt``/``prv`` link the live
     positions of a word; position ``n`` is a sentinel (token -1) that word ends link to. Each array
     is an ``array.array`` (fast to index from Python) and a numpy view of the same memory (fast on
-    many positions at once). ``where[pair]`` lists the left positions where the pair was made; it
-    is never pruned (a pair only ever loses occurrences), so candidates are checked when used.
+    many positions at once). ``site_positions[pair]`` lists the left positions where the pair was
+    made; it is never pruned (a pair only ever loses occurrences), so candidates are checked when
+    used.
     """
 
     def __init__(self, words: Sequence[bytes], counts: Sequence[int], vocab_size: int) -> None:
@@ -94,10 +103,10 @@ class FlatWords:
         self.prv, self.prv_np = _shared(prv)
         self.weight, self.weight_np = _shared(weight)
         self.owner = array("q", owner.tobytes())
-        self.where: dict[int, list[int]] = {}
+        self.site_positions: dict[int, list[int]] = {}
 
     def pair_counts(self) -> dict[int, int]:
-        """Every adjacent pair's count, weighted by its word's count, and ``where`` filled in."""
+        """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``."""
         tok, nxt, n = self.tok_np, self.nxt_np, self.n
         left = np.flatnonzero(nxt[:n] != n)
         codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536
@@ -109,7 +118,7 @@ class FlatWords:
         pairs = ((found // 256) * self.base + found % 256).tolist()
         start = 0
         for pair, end in zip(pairs, ends):
-            self.where[pair] = positions[start:end]
+            self.site_positions[pair] = positions[start:end]
             start = end
         return dict(zip(pairs, totals[found].astype(np.int64).tolist()))
 
@@ -118,7 +127,7 @@ class FlatWords:
     ) -> tuple[dict[int, int], Sequence[int]]:
         """Merge every occurrence of ``pair = (a, b)`` into ``new``: lower the counts of the pairs
         lost in ``pair_counts``; return the pairs made with their counts, and the sites."""
-        candidates = self.where.pop(pair)
+        candidates = self.site_positions.pop(pair)
         if len(candidates) < SMALL:
             return self._merge_few(candidates, a, b, new, pair_counts)
         return self._merge_many(np.asarray(candidates), a, b, new, pair_counts)
@@ -132,7 +141,7 @@ class FlatWords:
                 sites.append(p)
                 taken = nxt[p]
         made: dict[int, int] = {}
-        where = self.where
+        site_positions = self.site_positions
         last = len(sites) - 1
         after = -1  # the right token of the previous site
         for k, p in enumerate(sites):
@@ -142,7 +151,7 @@ class FlatWords:
                 pair_counts[tok[x] * base + a] -= count
                 code = tok[x] * base + new
                 made[code] = made.get(code, 0) + count
-                where.setdefault(code, []).append(x)
+                site_positions.setdefault(code, []).append(x)
             if k < last and y == sites[k + 1]:  # a b a b: the middle (b, a) -> (N, N)
                 pair_counts[b * base + a] -= count
                 code = new * base + new
@@ -153,7 +162,7 @@ class FlatWords:
                 after = right
                 continue
             made[code] = made.get(code, 0) + count
-            where.setdefault(code, []).append(p)
+            site_positions.setdefault(code, []).append(p)
             after = right
         for p in sites:
             right = nxt[p]
@@ -200,7 +209,7 @@ class FlatWords:
         return made_counts, sites
 
     def _group_made(self, made: np.ndarray, weights: np.ndarray, at: np.ndarray) -> dict[int, int]:
-        """Counts of the pairs made, and their positions (in order) into ``where``."""
+        """Counts of the pairs made, and their positions (in order) into ``site_positions``."""
         if len(made) == 0:
             return {}
         # one stable sort: pairs in groups, each group's positions still in order
@@ -209,10 +218,10 @@ class FlatWords:
         totals = np.add.reduceat(weights[order], starts).tolist()
         positions = at[order].tolist()  # one list, sliced per pair: no array per pair
         ends = [*starts[1:].tolist(), len(positions)]
-        where = self.where
+        site_positions = self.site_positions
         start = 0
         for code, end in zip(codes, ends):
-            where[code] = positions[start:end]
+            site_positions[code] = positions[start:end]
             start = end
         return dict(zip(codes, totals))
 
@@ -251,6 +260,27 @@ def _runs(ordered: np.ndarray) -> tuple[list, np.ndarray]:
     return ordered[starts].tolist(), starts
 
 
+def push_made(
+    heap: list[tuple[int, bytes, int]],
+    pair_counts: dict[int, int],
+    merged: int,
+    made: Mapping[int, int],
+    keys: PairKeys,
+    base: int,
+) -> None:
+    """After the merge of ``merged``: it is dead (count 0); each pair made gets its count and one
+    heap entry (a pair is made only by the merge of its newest token, so once)."""
+    pair_counts[merged] = 0
+    heappush = heapq.heappush
+    # PairKeys.of without its call: this runs for every pair made, the loop's most frequent step
+    token_keys, id_keys = keys.token_keys, keys.id_keys
+    for pair, count in made.items():
+        pair_counts[pair] = count
+        left, right = divmod(pair, base)
+        key = heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
+        heappush(heap, (-count, key, pair))
+
+
 def merge_loop(
     word_counts: Mapping[bytes, int],
     vocab_size: int,
@@ -258,43 +288,35 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
-    words = [word for word in word_counts if len(word) > 1]
-    if not words:  # no pair at all
-        if wanted:
-            warn_exhausted(0, wanted, vocab_size)
-        return vocab, merges
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
+    words = [word for word in word_counts if len(word) > 1]  # none: no pair, the heap is empty
     flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
     del words
     pair_counts = flat.pair_counts()
     keys = PairKeys(vocab)
     base = vocab_size
-    heap = [(-c, keys.of(*divmod(p, base)), p) for p, c in pair_counts.items()]
-    heapq.heapify(heap)
-    heappush = heapq.heappush
+    heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
+    timed = on_merge is not None  # the clock is read only for a callback
 
     for index in range(wanted):
-        # 1. The top entry that agrees with its pair's live count (as in sites).
-        top = pop_live(heap, pair_counts)
+        # 1. The top entry that agrees with its pair's live count (V5's pop_best).
+        start = perf_counter() if timed else 0.0
+        top, _, _ = pop_best(heap, pair_counts)
+        found = perf_counter() if timed else 0.0
         if top is None:
             warn_exhausted(index, wanted, vocab_size)
             break
         neg_count, _, best = top
         a, b = divmod(best, base)
         new_id = record_merge(vocab, merges, (a, b))
-        keys.add(vocab[new_id])
+        keys.add_token(vocab[new_id])
 
         # 2. Every site at once: the pairs lost are lowered, the pairs made come back.
         made, sites = flat.merge(best, a, b, new_id, pair_counts)
-        pair_counts[best] = 0
-        token_keys, id_keys = keys.token, keys.ids
-        for pair, count in made.items():
-            pair_counts[pair] = count
-            left, right = divmod(pair, base)
-            key = heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
-            heappush(heap, (-count, key, pair))
+        push_made(heap, pair_counts, best, made, keys, base)
         if on_merge is not None:
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
             touched = flat.words_with(sites)
-            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
     return vocab, merges

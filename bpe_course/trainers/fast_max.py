@@ -14,6 +14,7 @@ the notebook can run them one at a time and print ``count_to_pairs`` in between.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from time import perf_counter
 
 from sortedcontainers import SortedDict
 
@@ -23,7 +24,6 @@ from bpe_course.trainers.common import (
     OnMerge,
     Pair,
     Vocab,
-    check_training_arguments,
     initial_vocab,
     record_merge,
     tie_break_key,
@@ -80,19 +80,23 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
     count_to_pairs = build_count_to_pairs(pair_counts)
+    timed = on_merge is not None  # the clock is read only for a callback
     for index in range(wanted):
         if not count_to_pairs:
             warn_exhausted(index, wanted, vocab_size)
             break
+        start = perf_counter() if timed else 0.0
         best, best_count = best_pair(count_to_pairs, vocab)
+        found = perf_counter() if timed else 0.0
         new_id = record_merge(vocab, merges, best)
         deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
         move_pairs(count_to_pairs, pair_counts, deltas)
         if on_merge is not None:
-            on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched))
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
+            on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched, **times))
     return vocab, merges

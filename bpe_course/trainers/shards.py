@@ -1,4 +1,5 @@
-"""Shards: fast, but the words are split among worker processes that apply every merge together.
+"""Shards, the last trainer beyond V5: fast, but the words are split among worker processes that
+apply every merge together.
 
 Change from :mod:`~bpe_course.trainers.fast` (one change): the flat words are cut into ``N``
 shards, each held for the whole run by one persistent worker process (the parallel design of the
@@ -8,13 +9,13 @@ at once, each rewrites its own shard (fast's :class:`~bpe_course.trainers.fast.F
 answers with only the count changes: the pairs it lost and the pairs it made. The parent adds
 them up and picks the next merge. Words never travel after the start.
 
-The adaptive switch: a message round trip costs the same for a merge of 3 sites as of 300,000,
-and late merges are small (the best count only falls). When the last merges averaged fewer than
-``switch_sites`` sites, the workers hand their shards home (the arrays and ``where``, pickled
-once) and the parent merges them itself, as fast does. Why the shards come home and not another
-way: the parent cannot keep a copy in step (that doubles the work the workers were to share), and
-replaying the merges done so far on the original words costs them all again in one process; the
-shards' state is a few flat arrays, copied once, late in the run.
+The adaptive switch: a message round trip costs the same for a merge of 3 sites as of 300,000, and
+late merges are small (the best count only falls). When the last merges averaged fewer than
+``switch_sites`` sites, the workers hand their shards home (the arrays and ``site_positions``,
+pickled once) and the parent merges them itself, as fast does. Why the shards come home and not
+another way: the parent cannot keep a copy in step (that doubles the work the workers were to
+share), and replaying the merges done so far on the original words costs them all again in one
+process; the shards' state is a few flat arrays, copied once, late in the run.
 
 Per merge, parallel: one round trip to ``N`` workers, plus ``1/N`` of fast's work on the sites
 each, plus the parent's heap pushes. At home: fast's per-merge work. Setup: the words sent once,
@@ -26,7 +27,6 @@ where). A worker that dies stops the run with one line; workers end with their p
 
 from __future__ import annotations
 
-import heapq
 import multiprocessing
 import os
 import signal
@@ -36,23 +36,20 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bpe_course.errors import WorkerDiedError
-from bpe_course.pieces import count_words
 from bpe_course.pool import exit_with_parent
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
     Vocab,
-    check_training_arguments,
-    heap_pair_key,
     initial_vocab,
     record_merge,
     warn_exhausted,
 )
-from bpe_course.trainers.fast import FlatWords
-from bpe_course.trainers.sites import PairKeys, pop_live
+from bpe_course.trainers.fast import FlatWords, push_made
+from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
-__all__ = ["SWITCH_SITES", "WordShards", "count_words", "merge_loop"]
+__all__ = ["SWITCH_SITES", "WordShards", "merge_loop"]
 
 # Below this many sites per merge (mean of the last WINDOW merges) one process beats a round trip
 # to the workers: a merge of s sites saves s * w * (1 - 1/N) and costs a round trip R. Measured on
@@ -82,7 +79,7 @@ def merge_shard(
     """Merge ``pair = (a, b)`` into ``new`` in one shard: lower ``pair_counts`` by the pairs lost,
     return the pairs made with their counts, the sites merged and (if ``touched``, else 0) the
     words rewritten."""
-    if pair not in flat.where:  # this shard never held the pair
+    if pair not in flat.site_positions:  # this shard never held the pair
         return {}, 0, 0
     made, sites = flat.merge(pair, a, b, new, pair_counts)
     return made, len(sites), flat.words_with(sites) if touched else 0
@@ -113,14 +110,19 @@ def _serve(conn, parent: int) -> None:
         return
 
 
+# What a shard is, as it travels home: FlatWords' arrays and index (numpy views are rebuilt).
+_STATE = ("base", "n", "tok", "nxt", "prv", "weight", "owner", "site_positions")
+
+
 def _state(flat: FlatWords) -> tuple:
-    return (flat.base, flat.n, flat.tok, flat.nxt, flat.prv, flat.weight, flat.owner, flat.where)
+    return tuple(getattr(flat, name) for name in _STATE)
 
 
 def _restore(state: tuple) -> FlatWords:
     """A shard's :class:`FlatWords` from :func:`_state`, numpy views rebuilt over its arrays."""
     flat = FlatWords.__new__(FlatWords)
-    flat.base, flat.n, flat.tok, flat.nxt, flat.prv, flat.weight, flat.owner, flat.where = state
+    for name, value in zip(_STATE, state):
+        setattr(flat, name, value)
     for name in ("tok", "nxt", "prv", "weight"):
         setattr(flat, f"{name}_np", np.frombuffer(getattr(flat, name), dtype=np.int64))
     return flat
@@ -270,10 +272,10 @@ def merge_loop(
     home once the last ``window`` merges averaged fewer sites (0: never; ``float("inf")`` with
     ``window=1``: after the first merge). ``start_method``: ``"fork"``, ``"spawn"``... (default: the platform's).
     """
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words = [word for word in word_counts if len(word) > 1]
-    if not words:  # no pair at all
+    if not words:  # no pair at all, and no worker to start for it
         if wanted:
             warn_exhausted(0, wanted, vocab_size)
         return vocab, merges
@@ -284,35 +286,25 @@ def merge_loop(
         pair_counts = shards.pair_counts()
         keys = PairKeys(vocab)
         base = vocab_size
-        heap = [(-c, keys.of(*divmod(p, base)), p) for p, c in pair_counts.items()]
-        heapq.heapify(heap)
-        heappush = heapq.heappush
+        heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
         recent: deque[int] = deque(maxlen=window)
 
         for index in range(wanted):
             # 1. The top entry that agrees with its pair's live count (as in fast).
-            top = pop_live(heap, pair_counts)
+            top, _, _ = pop_best(heap, pair_counts)
             if top is None:
                 warn_exhausted(index, wanted, vocab_size)
                 break
             neg_count, _, best = top
             a, b = divmod(best, base)
             new_id = record_merge(vocab, merges, (a, b))
-            keys.add(vocab[new_id])
+            keys.add_token(vocab[new_id])
 
             # 2. The one change: every shard merges at once; only count changes come back.
             made, sites, touched = shards.merge(
                 best, a, b, new_id, pair_counts, on_merge is not None
             )
-            pair_counts[best] = 0
-            token_keys, id_keys = keys.token, keys.ids
-            for pair, count in made.items():
-                pair_counts[pair] = count
-                left, right = divmod(pair, base)
-                key = heap_pair_key(
-                    token_keys[left], token_keys[right], id_keys[left], id_keys[right]
-                )
-                heappush(heap, (-count, key, pair))
+            push_made(heap, pair_counts, best, made, keys, base)
 
             # 3. The adaptive switch: small merges are cheaper here than a round trip away.
             recent.append(sites)

@@ -1,7 +1,12 @@
-"""Sites: V5's heap, but each merge touches only the pairs around its merge sites.
+"""Sites, the first trainer beyond V5: V5's heap, but each merge touches only the pairs around
+its merge sites.
 
-Change from V5 (measured in notebook 13 and in :mod:`~bpe_course.trainers.fast`'s docstring, which
-goes one step further):
+Beyond V5 is not one more rung of the ladder: this module makes five changes at once, and
+:mod:`~bpe_course.trainers.fast` and :mod:`~bpe_course.trainers.shards` each build on it. Each
+change is named below and in the registry's title, and notebook 13 measures each apart (its
+waterfall). What stays V5's: the heap and its pieces
+(:class:`~bpe_course.trainers.v5_heap.PairKeys`, :func:`~bpe_course.trainers.v5_heap.build_heap`,
+:func:`~bpe_course.trainers.v5_heap.pop_best`).
 
 1. **Merge sites, not whole words.** V5 rewrites a word by building its old and new pair lists and
    diffing them as sets. Here a merge finds its sites with ``str.find`` and updates only the pairs
@@ -11,15 +16,17 @@ goes one step further):
    pair is a 2-character string. Finding sites (``find``) and rewriting (``replace``, which is
    merge-left-to-right exactly as :func:`~bpe_course.trainers.common.merge_word`) run at C speed;
    no list of ints per word, no tuples per pair.
-3. **No per-word sets.** ``where_to_update`` maps a pair to a plain list of word ids, appended to
-   and never pruned. A pair only ever loses count after it is created (every new pair holds the
-   newest token, so an old pair is never made again), so a stale entry merely costs one ``find``.
+3. **No per-word sets.** ``site_words`` maps a pair to the word id of every site where it was
+   made: a plain list, with a word once per site (so repeats), appended to and never pruned
+   (hence not V4's ``pair_to_words``, the exact set of words holding the pair). A pair only ever
+   loses count after it is created (every new pair holds the newest token, so an old pair is
+   never made again), so a stale entry merely costs one ``find``.
 4. **The index built by numpy.** The first pair counts and word lists come from one pass over all
    words as a flat byte array (``bincount`` and a sort) instead of a Python loop per position.
 5. **Counting pieces before the pattern** (pretokenization): :mod:`bpe_course.pieces`.
 
 Data: words (str), their counts, ``pair_counts`` (str pair -> count, zero once dead), the lists in
-``where_to_update``, and V5's heap with the same tie-break keys.
+``site_words``, and V5's heap with the same tie-break keys.
 Per merge: O(sites) dictionary updates, plus one heap push per new pair and the stale pops.
 Limits: one process for the merge loop; the heap keeps V5's lazy deletion.
 """
@@ -28,40 +35,39 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
+from time import perf_counter
 
 import numpy as np
 
-from bpe_course.pieces import count_words
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
     Vocab,
-    check_training_arguments,
-    heap_pair_key,
     initial_vocab,
     record_merge,
-    reversed_id_key,
-    reversed_token_key,
     warn_exhausted,
 )
+from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
 
-__all__ = ["build_index", "count_words", "merge_loop"]
+__all__ = ["build_index", "merge_loop"]
 
-HeapEntry = tuple[int, bytes, str]
+
+def _ids(pair: str) -> tuple[int, int]:
+    return ord(pair[0]), ord(pair[1])
 
 
 def build_index(
     words: Sequence[bytes], counts: Sequence[int]
 ) -> tuple[dict[str, int], dict[str, list[int]]]:
-    """``pair_counts`` and ``where_to_update`` of words of single bytes, with numpy. O(W L log).
+    """``pair_counts`` and ``site_words`` of words of single bytes, with numpy. O(W L log).
 
     Pairs are 2-character strings ``chr(left) + chr(right)``; each word id appears once per pair.
     """
     pair_counts: dict[str, int] = {}
-    where_to_update: dict[str, list[int]] = {}
+    site_words: dict[str, list[int]] = {}
     if not words:
-        return pair_counts, where_to_update
+        return pair_counts, site_words
     lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     flat = np.frombuffer(b"".join(words), dtype=np.uint8).astype(np.int64)
     owner = np.repeat(np.arange(len(words), dtype=np.int64), lengths)
@@ -79,40 +85,8 @@ def build_index(
     for code, ids in zip(firsts.tolist(), np.split(word_of, cuts)):
         pair = chr(code >> 8) + chr(code & 255)
         pair_counts[pair] = int(totals[code])
-        where_to_update[pair] = ids.tolist()
-    return pair_counts, where_to_update
-
-
-class PairKeys:
-    """Heap keys of pairs, from per-token keys (see :func:`~bpe_course.trainers.common.heap_pair_key`)."""
-
-    def __init__(self, vocab: Vocab) -> None:
-        self.token = [reversed_token_key(vocab[i]) for i in range(len(vocab))]
-        self.ids = [reversed_id_key(i) for i in range(len(vocab))]
-
-    def add(self, token: bytes) -> None:
-        self.ids.append(reversed_id_key(len(self.token)))
-        self.token.append(reversed_token_key(token))
-
-    def of(self, left: int, right: int) -> bytes:
-        return heap_pair_key(self.token[left], self.token[right], self.ids[left], self.ids[right])
-
-
-def pop_live(heap: list, pair_counts: Mapping) -> tuple | None:
-    """Pop the top entry whose count is its pair's live count; ``None`` when no pair is left.
-
-    A pair's count only falls once it is made, so a stale entry is pushed back with the live
-    count (it may still be the best), or dropped once the pair is dead.
-    """
-    heappush, heappop = heapq.heappush, heapq.heappop
-    while heap:
-        neg_count, key, pair = heappop(heap)
-        live = pair_counts[pair]
-        if live == -neg_count:
-            return neg_count, key, pair
-        if live:
-            heappush(heap, (-live, key, pair))
-    return None
+        site_words[pair] = ids.tolist()
+    return pair_counts, site_words
 
 
 def merge_loop(
@@ -122,43 +96,44 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     byte_words = [word for word in word_counts if len(word) > 1]
     counts = [word_counts[word] for word in byte_words]
     # latin-1 maps byte b to chr(b): the bytes become token ids 0-255 at C speed
     words = [word.decode("latin-1") for word in byte_words]
-    pair_counts, where_to_update = build_index(byte_words, counts)
+    pair_counts, site_words = build_index(byte_words, counts)
     del byte_words
     keys = PairKeys(vocab)
-    heap: list[HeapEntry] = [(-c, keys.of(ord(p[0]), ord(p[1])), p) for p, c in pair_counts.items()]
-    heapq.heapify(heap)
-    heappush = heapq.heappush
+    heap = build_heap(pair_counts, keys, ids=_ids)
+    heappush, key_of = heapq.heappush, keys.of
+    timed = on_merge is not None  # the clock is read only for a callback
 
     for index in range(wanted):
-        # 1. The top entry that agrees with its pair's live count.
-        top = pop_live(heap, pair_counts)
+        # 1. The top entry that agrees with its pair's live count (V5's pop_best).
+        start = perf_counter() if timed else 0.0
+        top, _, _ = pop_best(heap, pair_counts)
+        found = perf_counter() if timed else 0.0
         if top is None:
             warn_exhausted(index, wanted, vocab_size)
             break
         neg_count, _, best = top
         new_id = record_merge(vocab, merges, (ord(best[0]), ord(best[1])))
-        keys.add(vocab[new_id])
+        keys.add_token(vocab[new_id])
 
         # 2. Merge every site; the new pairs (all holding the new token) are collected apart.
-        created, touched = _merge_sites(
-            best, chr(new_id), words, counts, pair_counts, where_to_update
-        )
+        created, touched = _merge_sites(best, chr(new_id), words, counts, pair_counts, site_words)
         pair_counts[best] = 0
 
         # 3. Each new pair gets its count, its word list and one heap entry.
         for pair, holders in created.items():
             count = sum(map(counts.__getitem__, holders))
             pair_counts[pair] = count
-            where_to_update[pair] = holders
-            heappush(heap, (-count, keys.of(ord(pair[0]), ord(pair[1])), pair))
+            site_words[pair] = holders
+            heappush(heap, (-count, key_of(ord(pair[0]), ord(pair[1])), pair))
         if on_merge is not None:
-            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
     return vocab, merges
 
 
@@ -168,7 +143,7 @@ def _merge_sites(
     words: list[str],
     counts: list[int],
     pair_counts: dict[str, int],
-    where_to_update: dict[str, list[int]],
+    site_words: dict[str, list[int]],
 ) -> tuple[dict[str, list[int]], int]:
     """Merge ``best`` into ``new`` in every word holding it, decrementing the old pairs around each
     site in ``pair_counts``. Returns the new pairs (one word id per site) and the words rewritten.
@@ -181,7 +156,7 @@ def _merge_sites(
     get = created.get
     find = str.find
     touched = 0
-    for word_id in set(where_to_update.pop(best)):
+    for word_id in set(site_words.pop(best)):
         word = words[word_id]
         i = find(word, best)
         if i < 0:  # a stale entry: the pair left this word in an earlier merge

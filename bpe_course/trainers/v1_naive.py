@@ -15,7 +15,6 @@ from bpe_course.trainers.common import (
     Merges,
     OnMerge,
     Vocab,
-    check_training_arguments,
     count_pairs,
     initial_vocab,
     merge_word,
@@ -32,14 +31,27 @@ def merge_loop(
     special_tokens: Sequence[str] = (),
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
-    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
-    vocab, merges = initial_vocab(special_tokens), []
+    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``: the loop
+    below on the distinct words, each weighted by its count."""
     words, counts = words_as_ids(word_counts)
+    return merge_weighted(words, counts, vocab_size, special_tokens, on_merge)
+
+
+def merge_weighted(
+    words: list[tuple[int, ...]],
+    counts: Sequence[int],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    on_merge: OnMerge | None = None,
+) -> tuple[Vocab, Merges]:
+    """V1's loop on sequences of token ids, each weighted by its count (the reference V0 gives it
+    every occurrence of every word, each weighted 1)."""
+    vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     for index in range(wanted):
         pair_counts = count_pairs(words, counts)  # from scratch, every time
         if not pair_counts:
-            warn_exhausted(index, wanted, vocab_size)
+            warn_exhausted(index, wanted, vocab_size, stacklevel=4)  # the caller of merge_loop
             break
         best = most_frequent_pair(pair_counts, vocab)
         new_id = record_merge(vocab, merges, best)

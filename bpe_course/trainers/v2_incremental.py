@@ -14,6 +14,7 @@ the loop does the same for every changed word into one shared ``deltas``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from time import perf_counter
 
 from bpe_course.trainers.common import (
     MergeEvent,
@@ -23,7 +24,6 @@ from bpe_course.trainers.common import (
     Vocab,
     add_word_change,
     apply_deltas,
-    check_training_arguments,
     count_pairs,
     initial_vocab,
     merge_word,
@@ -66,15 +66,18 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts = count_pairs(words, counts)  # once
+    timed = on_merge is not None  # the clock is read only for a callback
     for index in range(wanted):
         if not pair_counts:
             warn_exhausted(index, wanted, vocab_size)
             break
+        start = perf_counter() if timed else 0.0
         best = most_frequent_pair(pair_counts, vocab)
+        found = perf_counter() if timed else 0.0
         best_count = pair_counts[best]
         new_id = record_merge(vocab, merges, best)
         deltas: dict[Pair, int] = {}
@@ -90,5 +93,6 @@ def merge_loop(
                     touched += 1
         apply_deltas(pair_counts, deltas)
         if on_merge is not None:
-            on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched))
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
+            on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched, **times))
     return vocab, merges

@@ -15,16 +15,17 @@ Memory: the index holds at most one entry per pair position, O(sum of l).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from time import perf_counter
 
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
     Pair,
+    ScanStats,
     Vocab,
     add_word_change,
     apply_deltas,
-    check_training_arguments,
     initial_vocab,
     merge_word,
     most_frequent_pair,
@@ -104,21 +105,43 @@ def merge_loop(
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     on_merge: OnMerge | None = None,
+    *,
+    scan_stats: bool = False,
 ) -> tuple[Vocab, Merges]:
-    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    wanted = check_training_arguments(vocab_size, special_tokens)
+    """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``.
+
+    ``scan_stats``: each :class:`~bpe_course.trainers.common.MergeEvent` also carries a
+    :class:`~bpe_course.trainers.common.ScanStats` (notebook 08 fits the stages' times on it).
+    """
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
+    timed = on_merge is not None  # the clock is read only for a callback
     for index in range(wanted):
         if not pair_counts:
             warn_exhausted(index, wanted, vocab_size)
             break
-        best = most_frequent_pair(pair_counts, vocab)
+        start = perf_counter() if timed else 0.0
+        best = most_frequent_pair(pair_counts, vocab)  # stage 1: scan the P counts
+        found = perf_counter() if timed else 0.0
+        scan = count_scan(pair_counts, pair_to_words[best], words) if scan_stats else None
         best_count = pair_counts[best]
         new_id = record_merge(vocab, merges, best)
-        deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
+        rewriting = perf_counter() if timed else 0.0
+        deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)  # stage 2
         apply_deltas(pair_counts, deltas)
         if on_merge is not None:
-            on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched))
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - rewriting}
+            on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched, scan=scan, **times))
     return vocab, merges
+
+
+def count_scan(
+    pair_counts: Mapping[Pair, int], holders: set[int], words: Sequence[tuple[int, ...]]
+) -> ScanStats:
+    """What a merge's stages will handle: the counts scanned, the pairs tied at the top count,
+    and the tokens of the words holding the best pair. O(P + A)."""
+    top = max(pair_counts.values())
+    tied = sum(1 for count in pair_counts.values() if count == top)
+    return ScanStats(len(pair_counts), tied, sum(len(words[i]) for i in holders))

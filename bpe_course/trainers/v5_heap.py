@@ -15,12 +15,17 @@ from the live counts, which bounds its memory.
 Per merge: O(A L log H) to push the pairs whose count rose, plus the stale pops, each paid once.
 The stages of a merge are functions (:func:`pop_best`, :func:`push_changes`), called once per
 merge, so the notebook can run them one at a time and print the heap in between.
+This is the course's one heap: the trainers beyond V5 (sites, fast, shards) take its
+:class:`PairKeys`, :func:`build_heap` and :func:`pop_best` as they are, with their own pairs
+(strings, integer codes) in the entries.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from time import perf_counter
+from typing import TypeVar
 
 from bpe_course.trainers.common import (
     HeapStats,
@@ -29,7 +34,6 @@ from bpe_course.trainers.common import (
     OnMerge,
     Pair,
     Vocab,
-    check_training_arguments,
     heap_pair_key,
     initial_vocab,
     record_merge,
@@ -43,10 +47,16 @@ from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
 DEFAULT_COMPACTION_FACTOR = 3.0
 
 HeapEntry = tuple[int, bytes, Pair]
+P = TypeVar("P", bound=Hashable)  # a pair, however a trainer writes it
 
 
 class PairKeys(dict):
-    """``pair -> heap key``, made on first use from per-token keys (one concatenation per pair)."""
+    """``pair -> heap key``, made from per-token keys (one concatenation per pair).
+
+    V5 reads it as a mapping (``keys[pair]``): a key is made on first use, kept while the pair
+    lives (a pair is pushed many times) and deleted with the pair. The trainers beyond V5 push a
+    pair once, when it is made, and call :meth:`of` instead: no cache to keep or prune.
+    """
 
     def __init__(self, vocab: Vocab) -> None:
         super().__init__()
@@ -57,17 +67,31 @@ class PairKeys(dict):
         self.id_keys.append(reversed_id_key(len(self.token_keys)))
         self.token_keys.append(reversed_token_key(token))
 
+    def of(self, left: int, right: int) -> bytes:
+        """The key of the pair ``(left, right)``, made afresh."""
+        token_keys, id_keys = self.token_keys, self.id_keys
+        return heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
+
     def __missing__(self, pair: Pair) -> bytes:
-        left, right = pair
-        key = self[pair] = heap_pair_key(
-            self.token_keys[left], self.token_keys[right], self.id_keys[left], self.id_keys[right]
-        )
+        key = self[pair] = self.of(*pair)
         return key
 
 
-def build_heap(pair_counts: Mapping[Pair, int], keys: PairKeys) -> list[HeapEntry]:
-    """One entry per live pair: at the start, and when compacting. O(P)."""
-    heap = [(-count, keys[pair], pair) for pair, count in pair_counts.items()]
+def build_heap(
+    pair_counts: Mapping[P, int],
+    keys: PairKeys,
+    ids: Callable[[P], Pair] | None = None,
+) -> list[tuple[int, bytes, P]]:
+    """One entry per live pair: at the start, and when compacting. O(P).
+
+    ``ids``: how to read a pair's two token ids when pairs are not tuples of ids (the trainers
+    beyond V5 write them as strings or integer codes); their keys are then made, not cached.
+    """
+    if ids is None:
+        heap = [(-count, keys[pair], pair) for pair, count in pair_counts.items()]
+    else:
+        of = keys.of
+        heap = [(-count, of(*ids(pair)), pair) for pair, count in pair_counts.items()]
     heapq.heapify(heap)
     return heap
 
@@ -148,19 +172,22 @@ def merge_loop(
     ``compaction_factor``: rebuild the heap when it holds more than this many entries per live
     pair (``float("inf")`` never compacts).
     """
-    wanted = check_training_arguments(vocab_size, special_tokens)
     if not compaction_factor >= 1:
         raise ValueError(f"compaction_factor must be at least 1, not {compaction_factor!r}")
     vocab, merges = initial_vocab(special_tokens), []
+    wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
     keys = PairKeys(vocab)
     heap = build_heap(pair_counts, keys)
     pushes = stale_pops = compactions = 0
+    timed = on_merge is not None  # the clock is read only for a callback
 
     for index in range(wanted):
         # 1. Pop until an entry agrees with the live count: that pair is the best.
+        start = perf_counter() if timed else 0.0
         entry, stale, pushed_back = pop_best(heap, pair_counts)
+        found = perf_counter() if timed else 0.0
         stale_pops += stale
         pushes += pushed_back
         if entry is None:
@@ -182,6 +209,7 @@ def merge_loop(
             compactions += 1
 
         if on_merge is not None:
+            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
             stats = HeapStats(len(heap), len(pair_counts), pushes, stale_pops, compactions)
-            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, stats))
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, stats, **times))
     return vocab, merges
