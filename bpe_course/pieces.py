@@ -65,7 +65,6 @@ The dictionary stand-in is ``bpe-course data dictionary --size 21MB`` (Debian's 
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections import Counter
@@ -75,7 +74,7 @@ from pathlib import Path
 
 import regex
 
-from bpe_course.cuts import refine
+from bpe_course.cuts import plan_chunks
 from bpe_course.pretokenize import (
     GPT2_REGEX,
     MIN_BYTES_PER_WORKER,
@@ -434,10 +433,7 @@ def count_words_by_pieces(
     path = Path(path)
     size = path.stat().st_size
     n_workers = effective_workers(size, workers, min_bytes_per_worker)
-    cuts = find_cuts(path, max(math.ceil(size / CHUNK_BYTES), n_workers))
-    # text with no ASCII letter or digit before a space (Russian, Chinese) gets none of those
-    # cuts: cut it at safe cuts, so memory follows CHUNK_BYTES there too
-    cuts = refine(path, cuts, CHUNK_BYTES, special_tokens)
+    cuts = plan_chunks(path, special_tokens, at_least=n_workers)
     ranges = list(zip(cuts[:-1], cuts[1:]))
     n_workers = min(n_workers, len(ranges))
     from bpe_course.pool import run_tasks
