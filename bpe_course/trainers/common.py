@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Protocol
 
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
@@ -65,6 +66,22 @@ class MergeEvent:
 
 
 OnMerge = Callable[[MergeEvent], None]
+
+
+class StageClock:
+    """The clock of a merge's two stages (find the best pair, then rewrite), read only when an
+    ``on_merge`` callback listens: ``start`` and ``found`` are set around the search, and
+    :meth:`times` is read when the callback is called."""
+
+    __slots__ = ("on", "start", "found")
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.start = self.found = 0.0
+
+    def times(self) -> dict[str, float]:
+        """``find_s`` and ``rewrite_s`` for :class:`MergeEvent`."""
+        return {"find_s": self.found - self.start, "rewrite_s": perf_counter() - self.found}
 
 
 class MergeLoop(Protocol):

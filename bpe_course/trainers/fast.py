@@ -50,7 +50,6 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections.abc import Mapping, Sequence
-from time import perf_counter
 
 import numpy as np
 
@@ -58,13 +57,13 @@ from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
+    StageClock,
     Vocab,
     heap_pair_key,
     initial_vocab,
     record_merge,
-    warn_exhausted,
 )
-from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
+from bpe_course.trainers.v5_heap import PairKeys, best_pairs, build_heap
 
 __all__ = ["FlatWords", "merge_loop"]
 
@@ -297,17 +296,10 @@ def merge_loop(
     keys = PairKeys(vocab)
     base = vocab_size
     heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
-    timed = on_merge is not None  # the clock is read only for a callback
+    clock = StageClock(on_merge is not None)
 
-    for index in range(wanted):
-        # 1. The top entry that agrees with its pair's live count (V5's pop_best).
-        start = perf_counter() if timed else 0.0
-        top, _, _ = pop_best(heap, pair_counts)
-        found = perf_counter() if timed else 0.0
-        if top is None:
-            warn_exhausted(index, wanted, vocab_size)
-            break
-        neg_count, _, best = top
+    # 1. Each merge's pair: the top entry that agrees with its live count (V5's pop_best).
+    for index, (neg_count, _, best) in best_pairs(heap, pair_counts, wanted, vocab_size, clock):
         a, b = divmod(best, base)
         new_id = record_merge(vocab, merges, (a, b))
         keys.add_token(vocab[new_id])
@@ -316,7 +308,7 @@ def merge_loop(
         made, sites = flat.merge(best, a, b, new_id, pair_counts)
         push_made(heap, pair_counts, best, made, keys, base)
         if on_merge is not None:
-            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
+            times = clock.times()
             touched = flat.words_with(sites)
             on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
     return vocab, merges

@@ -41,13 +41,14 @@ from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
+    StageClock,
     Vocab,
     initial_vocab,
     record_merge,
     warn_exhausted,
 )
 from bpe_course.trainers.fast import FlatWords, push_made
-from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
+from bpe_course.trainers.v5_heap import PairKeys, best_pairs, build_heap
 
 __all__ = ["SWITCH_SITES", "WordShards", "merge_loop"]
 
@@ -288,13 +289,10 @@ def merge_loop(
         base = vocab_size
         heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
         recent: deque[int] = deque(maxlen=window)
+        clock = StageClock(on_merge is not None)
 
-        for index in range(wanted):
-            # 1. The top entry that agrees with its pair's live count (as in fast).
-            top, _, _ = pop_best(heap, pair_counts)
-            if top is None:
-                warn_exhausted(index, wanted, vocab_size)
-                break
+        # 1. Each merge's pair: the top entry that agrees with its live count (as in fast).
+        for index, top in best_pairs(heap, pair_counts, wanted, vocab_size, clock):
             neg_count, _, best = top
             a, b = divmod(best, base)
             new_id = record_merge(vocab, merges, (a, b))
@@ -311,5 +309,6 @@ def merge_loop(
             if shards.parallel and len(recent) == window and sum(recent) < switch_sites * window:
                 shards.bring_home()
             if on_merge is not None:
-                on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched))
+                times = clock.times()
+                on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
     return vocab, merges

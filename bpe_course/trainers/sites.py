@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
-from time import perf_counter
 
 import numpy as np
 
@@ -43,12 +42,12 @@ from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
+    StageClock,
     Vocab,
     initial_vocab,
     record_merge,
-    warn_exhausted,
 )
-from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
+from bpe_course.trainers.v5_heap import PairKeys, best_pairs, build_heap
 
 __all__ = ["build_index", "merge_loop"]
 
@@ -107,17 +106,10 @@ def merge_loop(
     keys = PairKeys(vocab)
     heap = build_heap(pair_counts, keys, ids=_ids)
     heappush, key_of = heapq.heappush, keys.of
-    timed = on_merge is not None  # the clock is read only for a callback
+    clock = StageClock(on_merge is not None)
 
-    for index in range(wanted):
-        # 1. The top entry that agrees with its pair's live count (V5's pop_best).
-        start = perf_counter() if timed else 0.0
-        top, _, _ = pop_best(heap, pair_counts)
-        found = perf_counter() if timed else 0.0
-        if top is None:
-            warn_exhausted(index, wanted, vocab_size)
-            break
-        neg_count, _, best = top
+    # 1. Each merge's pair: the top entry that agrees with its live count (V5's pop_best).
+    for index, (neg_count, _, best) in best_pairs(heap, pair_counts, wanted, vocab_size, clock):
         new_id = record_merge(vocab, merges, (ord(best[0]), ord(best[1])))
         keys.add_token(vocab[new_id])
 
@@ -132,8 +124,7 @@ def merge_loop(
             site_words[pair] = holders
             heappush(heap, (-count, key_of(ord(pair[0]), ord(pair[1])), pair))
         if on_merge is not None:
-            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
-            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
+            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **clock.times()))
     return vocab, merges
 
 

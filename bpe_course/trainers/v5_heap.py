@@ -23,7 +23,7 @@ This is the course's one heap: the trainers beyond V5 (sites, fast, shards) take
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from time import perf_counter
 from typing import TypeVar
 
@@ -33,6 +33,7 @@ from bpe_course.trainers.common import (
     Merges,
     OnMerge,
     Pair,
+    StageClock,
     Vocab,
     heap_pair_key,
     initial_vocab,
@@ -136,6 +137,28 @@ def pop_best(
             pushed_back += 1
     return None, stale, pushed_back
     ### END SOLUTION
+
+
+def best_pairs(
+    heap: list[tuple[int, bytes, P]],
+    pair_counts: Mapping[P, int],
+    wanted: int,
+    vocab_size: int,
+    clock: StageClock,
+) -> Iterator[tuple[int, tuple[int, bytes, P]]]:
+    """Each merge's index and best entry, in turn, by :func:`pop_best`, until ``wanted`` merges
+    or no pair is left (then warn). Between two of them the caller merges the pair and pushes the
+    pairs it made: the loop of the trainers beyond V5, whose heaps need no compaction."""
+    for index in range(wanted):
+        if clock.on:
+            clock.start = perf_counter()
+        top, _, _ = pop_best(heap, pair_counts)
+        if clock.on:
+            clock.found = perf_counter()
+        if top is None:
+            warn_exhausted(index, wanted, vocab_size)
+            return
+        yield index, top
 
 
 def push_changes(
