@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import gc
 import heapq
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bpe_course.reference import post_v4
@@ -173,98 +173,155 @@ def _heap_loop(
 ) -> tuple[Vocab, Merges]:
     vocab, merges = initial_vocab(special_tokens), []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
-    post_rewrite = design.rewrite == "post"
-    if post_rewrite:
-        words, counts, pair_counts, pair_to_words = post_v4.build_index(word_counts)
-    else:
-        words, counts = words_as_ids(word_counts)
-        pair_counts, pair_to_words = course_v4.build_index(words, counts)
-    keys = HeapKeys(design, vocab)
-    key = keys.function()
-    heappush, heappop = heapq.heappush, heapq.heappop
-    heap = [(-count, key(pair), pair) for pair, count in pair_counts.items()]
-    heapq.heapify(heap)
-    valid_pairs = set(pair_counts) if design.compaction == "valid" else None
-    push_every = design.push == "every"
-    pushes = stale_pops = compactions = 0
+    run = _HeapRun(word_counts, vocab, design)
     for index in range(wanted):
         # 1. Pop until an entry agrees with its pair's live count (lazy deletion).
-        best = None
+        top = run.pop_best()
+        if top is None:
+            warn_exhausted(index, wanted, vocab_size)
+            break
+        negative_count, best = top
+        new_id = record_merge(vocab, merges, best)
+        run.keys.add_token(vocab[new_id])
+        # 2. Rewrite the words holding the pair; push entries as the design says.
+        touched = run.merge(best, new_id)
+        # 3. Compact when stale entries dominate.
+        run.compact(best)
+        if on_merge is not None:
+            on_merge(MergeEvent(index, new_id, merges[-1], -negative_count, touched, run.stats()))
+    return vocab, merges
+
+
+class _HeapRun:
+    """The state of one run of a V5 :class:`Design`: words, counts, index, heap, and what the
+    heap did (for :class:`HeapStats`). Each stage of a merge is one method."""
+
+    def __init__(self, word_counts: Mapping[bytes, int], vocab: Vocab, design: Design) -> None:
+        self.design = design
+        self.post_rewrite = design.rewrite == "post"
+        self.push_every = design.push == "every"
+        if self.post_rewrite:
+            self.words, self.counts, self.pair_counts, self.pair_to_words = post_v4.build_index(
+                word_counts
+            )
+        else:
+            self.words, self.counts = words_as_ids(word_counts)
+            self.pair_counts, self.pair_to_words = course_v4.build_index(self.words, self.counts)
+        self.keys = HeapKeys(design, vocab)
+        self.key = self.keys.function()
+        self.valid_pairs = set(self.pair_counts) if design.compaction == "valid" else None
+        self.heap = self._fresh_heap(self.pair_counts)
+        self.pushes = self.stale_pops = self.compactions = 0
+
+    def _fresh_heap(self, pairs: Iterable[Pair]) -> list:
+        key, pair_counts = self.key, self.pair_counts
+        heap = [(-pair_counts[pair], key(pair), pair) for pair in pairs]
+        heapq.heapify(heap)
+        return heap
+
+    def pop_best(self) -> tuple[int, Pair] | None:
+        """The best pair with its negated count; ``None`` when the heap runs out."""
+        heap, pair_counts, valid_pairs, key = (
+            self.heap,
+            self.pair_counts,
+            self.valid_pairs,
+            self.key,
+        )
+        heappush, heappop = heapq.heappush, heapq.heappop
         while heap:
             negative_count, _, pair = heappop(heap)
             if valid_pairs is not None and pair not in valid_pairs:
-                stale_pops += 1
+                self.stale_pops += 1
                 continue
             current = pair_counts.get(pair, 0)
             if current != -negative_count:
-                stale_pops += 1
+                self.stale_pops += 1
                 if current > 0:
                     heappush(heap, (-current, key(pair), pair))
-                    pushes += 1
+                    self.pushes += 1
                 continue
-            best = pair
-            break
-        if best is None:
-            warn_exhausted(index, wanted, vocab_size)
-            break
-        new_id = record_merge(vocab, merges, best)
-        keys.add_token(vocab[new_id])
+            return negative_count, pair
+        return None
 
-        # 2. Rewrite the words holding the pair; push entries as the design says.
-        rewritten: list[list[int]] | list[tuple[int, ...]] = []
-        if post_rewrite:
-            affected = list(pair_to_words.get(best, ()))
-            for word_id in affected:
-                merged = post_v4.rewrite_word(
-                    word_id, best, new_id, words, counts[word_id], pair_counts, pair_to_words
-                )
-                if push_every:  # at the count the pair has now, mid-merge, as the post does
-                    for pair in zip(merged, merged[1:]):
-                        heappush(heap, (-pair_counts[pair], key(pair), pair))
-                        pushes += 1
-                        if valid_pairs is not None:
-                            valid_pairs.add(pair)
-                else:
-                    rewritten.append(merged)
-            pair_to_words.pop(best, None)
-            touched = len(affected)
+    def merge(self, best: Pair, new_id: int) -> int:
+        """Rewrite the words holding ``best``, push entries as the design says; the words touched."""
+        if self.post_rewrite:
+            rewritten, touched = self._rewrite_as_the_post(best, new_id)
         else:
-            affected = list(pair_to_words[best])
-            deltas, touched = course_v4.rewrite_words(best, new_id, words, counts, pair_to_words)
-            apply_deltas(pair_counts, deltas)
-            rewritten = [words[word_id] for word_id in affected]
+            affected = list(self.pair_to_words[best])
+            deltas, touched = course_v4.rewrite_words(
+                best, new_id, self.words, self.counts, self.pair_to_words
+            )
+            apply_deltas(self.pair_counts, deltas)
+            rewritten = [self.words[word_id] for word_id in affected]
         if rewritten:
-            # After the whole merge: every pair of every rewritten word ("every"), or only the
-            # pairs whose count rose, each once ("grown": the pairs that hold the new token).
-            if push_every:
-                changed = {pair for word in rewritten for pair in zip(word, word[1:])}
+            self._push_after_merge(rewritten, new_id)
+        return touched
+
+    def _rewrite_as_the_post(self, best: Pair, new_id: int) -> tuple[list[list[int]], int]:
+        """The post's word update; with ``push="every"`` each pair is pushed as it is rewritten,
+        at the count it has then (mid-merge, as the post does), and nothing is left to push."""
+        words, counts, pair_counts, pair_to_words = (
+            self.words,
+            self.counts,
+            self.pair_counts,
+            self.pair_to_words,
+        )
+        heap, key, valid_pairs = self.heap, self.key, self.valid_pairs
+        rewritten: list[list[int]] = []
+        affected = list(pair_to_words.get(best, ()))
+        for word_id in affected:
+            merged = post_v4.rewrite_word(
+                word_id, best, new_id, words, counts[word_id], pair_counts, pair_to_words
+            )
+            if self.push_every:
+                for pair in zip(merged, merged[1:]):
+                    heapq.heappush(heap, (-pair_counts[pair], key(pair), pair))
+                    self.pushes += 1
+                    if valid_pairs is not None:
+                        valid_pairs.add(pair)
             else:
-                changed = {
-                    pair for word in rewritten for pair in zip(word, word[1:]) if new_id in pair
-                }
-            for pair in changed:
-                heappush(heap, (-pair_counts[pair], key(pair), pair))
-                if valid_pairs is not None:
-                    valid_pairs.add(pair)
-            pushes += len(changed)
+                rewritten.append(merged)
+        pair_to_words.pop(best, None)
+        return rewritten, len(affected)
 
-        # 3. Compact when stale entries dominate.
-        if valid_pairs is not None:
-            valid_pairs.discard(best)
-            if len(heap) > design.compaction_factor * len(valid_pairs):
-                valid_pairs = {pair for pair, count in pair_counts.items() if count > 0}
-                heap = [(-pair_counts[pair], key(pair), pair) for pair in valid_pairs]
-                heapq.heapify(heap)
-                compactions += 1
-        elif len(heap) > design.compaction_factor * len(pair_counts):
-            heap = [(-count, key(pair), pair) for pair, count in pair_counts.items()]
-            heapq.heapify(heap)
-            compactions += 1
+    def _push_after_merge(self, rewritten: Sequence[Sequence[int]], new_id: int) -> None:
+        """After the whole merge: every pair of every rewritten word ("every"), or only the pairs
+        whose count rose, each once ("grown": the pairs that hold the new token)."""
+        pairs = (pair for word in rewritten for pair in zip(word, word[1:]))
+        changed = set(pairs) if self.push_every else {pair for pair in pairs if new_id in pair}
+        heap, key, pair_counts, valid_pairs = (
+            self.heap,
+            self.key,
+            self.pair_counts,
+            self.valid_pairs,
+        )
+        for pair in changed:
+            heapq.heappush(heap, (-pair_counts[pair], key(pair), pair))
+            if valid_pairs is not None:
+                valid_pairs.add(pair)
+        self.pushes += len(changed)
 
-        if on_merge is not None:
-            stats = HeapStats(len(heap), len(pair_counts), pushes, stale_pops, compactions)
-            on_merge(MergeEvent(index, new_id, merges[-1], -negative_count, touched, stats))
-    return vocab, merges
+    def compact(self, best: Pair) -> None:
+        """Rebuild the heap when it holds more than ``compaction_factor`` entries per pair: per
+        valid pair (the post's set, which only loses the merged pair) or per live pair."""
+        factor = self.design.compaction_factor
+        if self.valid_pairs is not None:
+            self.valid_pairs.discard(best)
+            if len(self.heap) <= factor * len(self.valid_pairs):
+                return
+            self.valid_pairs = {pair for pair, count in self.pair_counts.items() if count > 0}
+            self.heap = self._fresh_heap(self.valid_pairs)
+        elif len(self.heap) > factor * len(self.pair_counts):
+            self.heap = self._fresh_heap(self.pair_counts)
+        else:
+            return
+        self.compactions += 1
+
+    def stats(self) -> HeapStats:
+        return HeapStats(
+            len(self.heap), len(self.pair_counts), self.pushes, self.stale_pops, self.compactions
+        )
 
 
 def merge_loop_gc_off(
