@@ -4,7 +4,7 @@ benchmark and the command line.
 Every trainer is a pretokenizer (serial, or parallel from V3 on) followed by a merge loop. Two
 tracks: the ladder, V1 to V5, each the previous version plus one change (and fast max, V4's other
 way to find the best pair); then, beyond V5, trainers that change several things at once, each
-change named in its title and measured apart in notebook 13. The posts' designs
+change named in its title and measured version by version in notebook 13. The posts' designs
 (:mod:`bpe_course.reference`) register themselves here with :func:`register`, so the API, the
 benchmark and the tests run them alike; nothing here imports them.
 """
