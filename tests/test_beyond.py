@@ -59,6 +59,10 @@ def test_waterfall_swaps_one_change_at_a_time() -> None:
     steps = what_each_change_bought(table(), 21_500_000, 5000)
     assert steps["seconds"].round(6).tolist() == [3.0, 1.5, 1.1, 0.8]
     assert steps["saved"].round(6).tolist() == [0.0, 1.5, 0.4, 0.3]
+    # each saving's range: the phase swapped out at its fastest against the new at its slowest,
+    # and the other way round (repeat 1 ran at twice the load, so the ranges are wide)
+    assert steps["saved_low"].round(6).tolist() == [0.0, 1.0, -0.2, 0.0]
+    assert steps["saved_high"].round(6).tolist() == [0.0, 3.5, 1.4, 0.9]
     empty = what_each_change_bought(table()[table()["version"] != "sites"], 21_500_000, 5000)
     assert empty.empty
 

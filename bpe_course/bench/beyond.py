@@ -41,28 +41,39 @@ def what_each_change_bought(table: pd.DataFrame, size_bytes: int, vocab_size: in
 
     V5 end to end; then the pieces' pretokenization (fast's) in place of the pattern's (V5's); then
     the sites merge loop in place of V5's; then the flat-array loop (fast's) in place of sites'.
-    Columns: ``step``, ``seconds`` (the end-to-end time after the step), ``saved``.
+    Columns: ``step``, ``seconds`` (the end-to-end time after the step), ``saved``, and the range
+    of the saving, ``saved_low`` to ``saved_high``: the phase swapped out at its fastest run
+    against the new one at its slowest, and the other way round (a ``saved_low`` at or below 0:
+    the runs overlap, the step is not resolved).
     """
     ok = table[
         (table["status"] == "ok")
         & (table["size_bytes"] == size_bytes)
         & (table["vocab_size"] == vocab_size)
     ]
-    median = ok.groupby("version")[["pretokenize_s", "merge_s"]].median()
+    phases = ok.groupby("version")[["pretokenize_s", "merge_s"]]
+    median, low, high = phases.median(), phases.min(), phases.max()
     needed = {"v5", "sites", "fast"}
     if not needed <= set(median.index):
-        return pd.DataFrame(columns=["step", "seconds", "saved"])
-    pretokenize = median.loc["v5", "pretokenize_s"]
-    merge = median.loc["v5", "merge_s"]
-    rows = [(STEPS[0][0], pretokenize + merge)]
-    pretokenize = median.loc["fast", "pretokenize_s"]
-    rows.append((STEPS[1][0], pretokenize + merge))
-    merge = median.loc["sites", "merge_s"]
-    rows.append((STEPS[2][0], pretokenize + merge))
-    merge = median.loc["fast", "merge_s"]
-    rows.append((STEPS[3][0], pretokenize + merge))
-    steps = pd.DataFrame(rows, columns=["step", "seconds"])
-    steps["saved"] = -steps["seconds"].diff().fillna(0.0)
+        return pd.DataFrame(columns=["step", "seconds", "saved", "saved_low", "saved_high"])
+    # each step swaps one phase: (the version it came from, the version it comes from now)
+    swaps = [
+        ("pretokenize_s", "v5", "fast"),
+        ("merge_s", "v5", "sites"),
+        ("merge_s", "sites", "fast"),
+    ]
+    current = {
+        "pretokenize_s": median.loc["v5", "pretokenize_s"],
+        "merge_s": median.loc["v5", "merge_s"],
+    }
+    rows = [(STEPS[0][0], sum(current.values()), 0.0, 0.0)]
+    for (step, _), (phase, before, after) in zip(STEPS[1:], swaps):
+        current[phase] = median.loc[after, phase]
+        saved_low = low.loc[before, phase] - high.loc[after, phase]
+        saved_high = high.loc[before, phase] - low.loc[after, phase]
+        rows.append((step, sum(current.values()), saved_low, saved_high))
+    steps = pd.DataFrame(rows, columns=["step", "seconds", "saved_low", "saved_high"])
+    steps.insert(2, "saved", -steps["seconds"].diff().fillna(0.0))
     return steps
 
 

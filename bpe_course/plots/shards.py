@@ -3,7 +3,7 @@ against the vocab size, one panel per corpus shape and size."""
 
 from __future__ import annotations
 
-from bpe_course.plots import METRIC_NAMES, version_color, version_label
+from bpe_course.plots import METRIC_NAMES, style, version_color, version_label
 
 
 def plot_against_fast(ratios, metric: str = "merge_s"):
@@ -14,10 +14,15 @@ def plot_against_fast(ratios, metric: str = "merge_s"):
     import matplotlib.pyplot as plt
 
     panels = ratios[["corpus", "size"]].drop_duplicates().sort_values(["size", "corpus"])
+    # two panels a row: four side by side left every label at 8 pt once fitted to the page
+    columns = min(2, len(panels))
+    rows = -(-len(panels) // columns)
     fig, axes = plt.subplots(
-        1, len(panels), figsize=(3.2 * len(panels), 3.2), sharey=True, squeeze=False
+        rows, columns, figsize=(style.MAX_WIDTH, 3.4 * rows), sharey=True, squeeze=False
     )
-    for ax, (corpus, size) in zip(axes[0], panels.itertuples(index=False)):
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    for ax, (corpus, size) in zip(axes.flat, panels.itertuples(index=False)):
         part = ratios[(ratios["corpus"] == corpus) & (ratios["size"] == size)]
         for version, rows in part.groupby("version"):
             rows = rows.sort_values("vocab_size")
@@ -36,12 +41,11 @@ def plot_against_fast(ratios, metric: str = "merge_s"):
         ax.set_xscale("log")
         ax.set_xlim(part["vocab_size"].min() / 1.6, part["vocab_size"].max() * 1.6)  # one vocab too
         ax.set_yscale("log")
-        ax.set_title(f"{corpus} {size}", fontsize=9)
+        ax.set_title(f"{corpus} {size}")
         ax.set_xlabel("vocab size")
-    axes[0][0].set_ylabel(f"{METRIC_NAMES.get(metric, metric)} time / fast's (same repeat)")
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle(
-        "Below the dashed line a version beats fast; bars: range of the repeats", fontsize=9
-    )
+    for row in axes:
+        row[0].set_ylabel(f"{METRIC_NAMES.get(metric, metric)} time\n/ fast's (same repeat)")
+    axes[0][0].legend(fontsize=style.SMALLEST)
+    fig.suptitle("Below the dashed line a version beats fast; bars: range of the repeats")
     fig.tight_layout()
     return fig

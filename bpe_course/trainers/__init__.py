@@ -58,7 +58,8 @@ TRAINERS: dict[str, Trainer] = {
         Trainer("v4", "V4 inverted index", v4_inverted_index, parallel=True),
         Trainer("v5", "V5 heap", v5_heap, parallel=True),
         Trainer("fastmax", "V4 + SortedDict (fast max)", fast_max, parallel=True),
-        # Beyond V5: several changes each, named in the title (notebook 13 measures each apart)
+        # Beyond V5: several changes each, named in the title (notebook 13 measures them in three
+        # steps: pieces, then sites' merge loop, then fast's)
         Trainer(
             "sites",
             "V5 + merge sites, words as str, numpy index, pieces",

@@ -23,11 +23,10 @@ SOLUTION = pop_best  # the package's own: V5's step 1
 PROMPT = "V5's step 1: pop the best pair from a lazily updated heap."
 TINY_VOCAB = {i: bytes([ord("a") + i]) for i in range(4)}
 HINT = (
-    "Loop while the heap is not empty: `heapq.heappop` an entry `(-count, key, pair)` and read "
-    "the live count with `pair_counts.get(pair, 0)`. Equal: return the entry (and the two "
-    "tallies). Otherwise it is stale: count it; alive but lower, `heapq.heappush` it back with "
-    "the live count (and count that); else drop it. Pushing it back with its old count would pop "
-    "it again forever: the check stops such a loop after a few seconds."
+    "An entry is right when its count is the pair's live count (`pair_counts.get(pair, 0)`). "
+    "When it is not, ask: is the pair still alive, and if so, where in the heap does it belong "
+    "now? What happens if you put it back where it was? The two tallies count what you did to "
+    "stale entries."
 )
 
 

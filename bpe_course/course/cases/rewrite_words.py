@@ -27,11 +27,10 @@ PROMPT = (
     "used it."
 )
 HINT = (
-    "For each word id in `pair_to_words[best]`: merge the word, then compare the sets of its old "
-    "and new pairs. A pair only in the old set loses the word; a pair only in the new set gains "
-    "it; a pair in both keeps it (it still occurs elsewhere in the word). The merged pair itself "
-    "occurs in no word afterwards. The count changes are V2's, word by word: every old pair "
-    "`-counts[i]`, every new pair `+counts[i]`."
+    "The index already names the words to rewrite. For each of them, what changes in the index "
+    "is decided by its pairs before and after the merge: which pairs can the word lose, which "
+    "can it gain, and what about a pair it holds twice? The count changes are the ones V2 "
+    "computed for one word."
 )
 
 
