@@ -75,6 +75,12 @@ class Exercise:
     case_seconds: Callable[[Any], float] | None = None  # a limit scaled to the input
     big_cases: Callable[[], list] | None = None  # after the search: the stories corpus
     speed: Callable[[Any, float], tuple[bool, str]] | None = None  # (first big case, seconds)
+    # The package's functions that give the whole answer (default: the solution alone): a student's
+    # function that calls one is not graded as theirs (:mod:`bpe_course.course.watch`).
+    course_answers: Callable[[], tuple[Callable, ...]] | None = None
+
+    def answers(self) -> tuple[Callable, ...]:
+        return self.course_answers() if self.course_answers else (self.solution_function,)
 
     @property
     def solution(self) -> str:
@@ -135,8 +141,9 @@ def grade(
     ``call_seconds`` overrides every input's limit; ``fork`` for a function object."""
     started = time.monotonic()
     limits = limits or Limits(cpu_seconds=exercise.total_seconds + STARTUP_SECONDS)
+    watched = () if type(load).__name__ == "CourseSolution" else exercise.answers()
     try:
-        sandbox = Sandbox(load, exercise.outcome, limits, fork)
+        sandbox = Sandbox(load, exercise.outcome, limits, fork, watched)
     except Exception as err:  # cannot start a process at all: still one paragraph
         return Report(exercise.name, "failed", f"{exercise.name}: {grader_failed(err)}")
     try:
@@ -163,6 +170,14 @@ class _Disagrees(Exception):
     """Raised inside hypothesis's test so that it shrinks to the smallest failing input."""
 
 
+class CalledTheCourse(Exception):
+    """The student's function called the course's own answer (``called`` names it)."""
+
+    def __init__(self, called: str) -> None:
+        super().__init__(called)
+        self.called = called
+
+
 class Grading:
     """One grading, in the parent: each input's answer asked of the child, judged here."""
 
@@ -175,13 +190,23 @@ class Grading:
         self.answered: list[tuple[Any, float]] = []  # (input, seconds) of every answer
         self.current: Any = None
         self.big: list = []
-        self.stopped: Stopped | None = None
+        self.stopped: Stopped | CalledTheCourse | None = None
 
     def run(self) -> Report:
         try:
             return self.steps()
+        except CalledTheCourse as course:
+            return self.report("not done", self.course_text(course.called))
         except Stopped as stop:
             return self.report("failed", self.stopped_text(self.stopped or stop))
+
+    def course_text(self, called: str) -> str:
+        """Agreeing or not, answers computed by the course's own function are not the student's."""
+        return (
+            f"not done yet: {self.shown} calls the course's own {called}, so its answers are the "
+            "course's, not yours, and are not graded. Write the function yourself (calling the "
+            "earlier exercises' functions that the stub imports is fine), then run the check again."
+        )
 
     def steps(self) -> Report:
         exercise = self.exercise
@@ -237,9 +262,11 @@ class Grading:
         """The child's answer on ``case``, timed here."""
         self.current = ("call", case)
         began = time.monotonic()
-        reply = self.sandbox.call(case, self.seconds_for(case))
+        *reply, called = self.sandbox.call(case, self.seconds_for(case))
         self.answered.append((case, time.monotonic() - began))
-        return reply
+        if called:
+            raise CalledTheCourse(called)
+        return tuple(reply)
 
     def not_done(self, case: Any) -> bool:
         reply = self.ask(case)
@@ -274,7 +301,7 @@ class Grading:
             self.generated += 1
             try:
                 failure = self.attempt(case)
-            except Stopped as stop:
+            except (Stopped, CalledTheCourse) as stop:
                 self.stopped = stop
                 raise
             if failure is not None:
