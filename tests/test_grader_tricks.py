@@ -5,6 +5,7 @@ work."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -158,3 +159,29 @@ def test_an_unwritten_stub_in_an_old_signature_is_rewritten_without_a_copy(tmp_p
         warnings.simplefilter("error")
         assert old in write_stubs(tmp_path)
     assert not list(tmp_path.glob("*.yours*")) and old.read_text() == stub_source("pop_best")
+
+
+def test_a_table_of_the_answers_to_last_runs_inputs_is_not_a_pass(tmp_path) -> None:
+    seen = tmp_path / "seen.txt"
+    recorder = f"""
+        def merge_word(word, pair, new_id):
+            with open({str(seen)!r}, "a") as log:
+                log.write(repr((word, pair, new_id)) + "\\n")
+            out, i = [], 0
+            while i < len(word):
+                if word[i : i + 2] == pair:
+                    out.append(new_id)
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            return tuple(out)
+        """
+    assert check("merge_word", student_file(tmp_path, "merge_word", recorder)).passed
+    cases = {ast.literal_eval(line) for line in seen.read_text().splitlines()}
+    table = {case: merge_word(*case) for case in cases}  # the answers, computed elsewhere
+    lookup = f"TABLE = {table!r}\n\ndef merge_word(word, pair, new_id):\n"
+    lookup += "    return TABLE[word, pair, new_id]\n"
+    (tmp_path / "table").mkdir()
+    report = check("merge_word", student_file(tmp_path / "table", "merge_word", lookup))
+    assert report.status == "failed" and "KeyError" in report.text, report.text

@@ -7,8 +7,9 @@ input, the comparison, hypothesis's search and shrinking, every time limit, and 
 message the child composes can make a check pass: only right answers on every input can.
 
 Inputs come in three groups: fixed edge cases (the first one small, so an endless loop is stopped
-on a small input, within seconds), then inputs hypothesis generates (the first disagreement shrunk
-to the smallest), then, for some exercises, big inputs (a corpus of the course's stories) with a time limit
+on a small input, within seconds), then inputs hypothesis generates (the same on every run, then a
+few new ones, so that a table of answers to the inputs of a past run does not pass; the first
+disagreement shrunk to the smallest), then, for some exercises, big inputs (a corpus of the course's stories) with a time limit
 scaled to their size, and a speed check beside the verdict.
 """
 
@@ -26,6 +27,7 @@ from bpe_course.course.sandbox import Limits, Opaque, Sandbox, Stopped
 
 REPR_LIMIT = 300  # characters of an input or a result shown in a report
 STARTUP_SECONDS = 60.0  # a fresh interpreter importing the package, on a busy machine
+FRESH_SHARE = 6  # after the fixed-seed inputs, this share of them again, new on each run
 
 
 def call(function: Callable, case: tuple) -> Any:
@@ -313,27 +315,33 @@ class Grading:
                 found.append(failure)  # the last one recorded is hypothesis's final replay
                 raise _Disagrees
 
-        test = settings(
-            max_examples=self.exercise.examples,
-            deadline=None,  # the sandbox keeps time
-            database=None,  # write nothing into the student's folder
-            derandomize=True,  # the same inputs on every run: a report can be reproduced
-            verbosity=Verbosity.quiet,
-            report_multiple_bugs=False,
-            suppress_health_check=list(HealthCheck),
-            phases=(Phase.explicit, Phase.generate, Phase.shrink),
-            print_blob=False,
-        )(given(self.exercise.cases())(agrees))
+        # The same inputs on every run (a report can be reproduced), then a few new ones: a table
+        # of the answers to the fixed inputs is not a function.
+        fresh = max(1, self.exercise.examples // FRESH_SHARE)
         with hypothesis_home():
-            try:
-                test()
-            except _Disagrees:
-                pass
-            except Exception:  # a stop, or hypothesis's own complaint (a flaky function)
-                if self.stopped is not None:
-                    raise self.stopped from None
-                if not found:
-                    raise
+            for derandomize, examples in ((True, self.exercise.examples), (False, fresh)):
+                test = settings(
+                    max_examples=examples,
+                    deadline=None,  # the sandbox keeps time
+                    database=None,  # write nothing into the student's folder
+                    derandomize=derandomize,
+                    verbosity=Verbosity.quiet,
+                    report_multiple_bugs=False,
+                    suppress_health_check=list(HealthCheck),
+                    phases=(Phase.explicit, Phase.generate, Phase.shrink),
+                    print_blob=False,
+                )(given(self.exercise.cases())(agrees))
+                try:
+                    test()
+                except _Disagrees:
+                    pass
+                except Exception:  # a stop, or hypothesis's own complaint (a flaky function)
+                    if self.stopped is not None:
+                        raise self.stopped from None
+                    if not found:
+                        raise
+                if found:
+                    break
         return found[-1] if found else None
 
     def smaller(self, generated: Failure | None, fixed: Failure | None) -> Failure | None:
