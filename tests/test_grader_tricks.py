@@ -185,3 +185,32 @@ def test_a_table_of_the_answers_to_last_runs_inputs_is_not_a_pass(tmp_path) -> N
     (tmp_path / "table").mkdir()
     report = check("merge_word", student_file(tmp_path / "table", "merge_word", lookup))
     assert report.status == "failed" and "KeyError" in report.text, report.text
+
+
+def test_a_stub_in_an_old_signature_is_told_the_exercise_changed(tmp_path) -> None:
+    old_order = """
+        def rewrite_words(words, pair_to_words, best, new_id, counts):
+            return {}, 0
+        """
+    report = check("rewrite_words", student_file(tmp_path, "rewrite_words", old_order))
+    assert not report.passed and "\n" not in report.text
+    assert "your rewrite_words takes (words, pair_to_words, best, new_id, counts)" in report.text
+    assert "the exercise's takes (best, new_id, words, counts, pair_to_words)" in report.text
+    renamed = """
+        def rewrite_words(b, i, w, c, index):
+            return {}, 0
+        """
+    report = check("rewrite_words", student_file(tmp_path, "rewrite_words", renamed))
+    assert not report.passed and "Note:" not in report.text  # names are the student's to choose
+
+
+def test_work_under_an_exercises_old_name_is_pointed_to(tmp_path) -> None:
+    write_stubs(tmp_path)
+    student_file(tmp_path, "update_index", "def update_index(words, index, pair, new_id): ...\n")
+    report = check("rewrite_words", tmp_path / "rewrite_words.py")
+    assert report.status == "not done"
+    assert "update_index.py is the exercise update_index, from before it became" in report.text
+    from bpe_course.errors import BPEInputError
+
+    with pytest.raises(BPEInputError, match="update_index is now rewrite_words"):
+        check("update_index")

@@ -4,9 +4,13 @@ grading itself is :func:`bpe_course.course.grading.grade`."""
 
 from __future__ import annotations
 
+import ast
+import inspect
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
+from bpe_course.course.catalog import RENAMED_EXERCISES
 from bpe_course.course.grading import Exercise, Report, grade
 from bpe_course.course.loading import CourseSolution, GivenFunction, StudentFile
 
@@ -16,13 +20,75 @@ def grade_file(exercise: Exercise, path: Path, shown: str, call_seconds: float |
     problem = file_problem(exercise.name, path, shown)
     if problem is not None:
         return Report(exercise.name, "failed", problem)
-    return grade(exercise, StudentFile(str(path), exercise.name, shown), call_seconds)
+    report = grade(exercise, StudentFile(str(path), exercise.name, shown), call_seconds)
+    report = with_note(report, signature_note(exercise, parameters_in(path, exercise.name)))
+    return with_note(report, renamed_note(exercise.name, path))
 
 
 def grade_function(exercise: Exercise, function: Callable, call_seconds: float | None) -> Report:
     """Grade a function object (a notebook's): the child is a fork, holding the same function."""
     shown = f"your function {getattr(function, '__name__', 'object')}"
-    return grade(exercise, GivenFunction(function, shown), call_seconds, fork=True)
+    report = grade(exercise, GivenFunction(function, shown), call_seconds, fork=True)
+    try:
+        parameters = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        parameters = None
+    return with_note(report, signature_note(exercise, parameters))
+
+
+def with_note(report: Report, note: str | None) -> Report:
+    """A sentence added to a report that did not pass."""
+    if note is None or report.passed:
+        return report
+    return replace(report, text=f"{report.text} {note}")
+
+
+def parameters_in(path: Path, name: str) -> list[str] | None:
+    """The parameter names of the function ``name`` the file defines (None: none found)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            arguments = node.args
+            every = [*arguments.posonlyargs, *arguments.args, arguments.vararg]
+            every += [*arguments.kwonlyargs, arguments.kwarg]
+            return [argument.arg for argument in every if argument is not None]
+    return None
+
+
+def signature_note(exercise: Exercise, parameters: list[str] | None) -> str | None:
+    """When the student's parameters are not the exercise's in number or order (a stub from
+    before the exercise changed, or a slip), say so: the grader calls the function as the
+    exercise's signature does."""
+    wanted = list(
+        inspect.signature(exercise.stub_function or exercise.solution_function).parameters
+    )
+    if parameters is None or parameters == wanted:
+        return None
+    if len(parameters) == len(wanted) and sorted(parameters) != sorted(wanted):
+        return None  # other names in the same places: the student's to choose
+    return (
+        f"Note: your {exercise.name} takes ({', '.join(parameters)}); the exercise's takes "
+        f"({', '.join(wanted)}), in that order: a stub made before the exercise changed? The "
+        f"current stub is made by `python -m bpe_course.course.stubs` (`make stubs`)."
+    )
+
+
+def renamed_note(name: str, path: Path) -> str | None:
+    """An old exercise's file beside the stub: work done before the exercise was renamed."""
+    old = [
+        o
+        for o, new in RENAMED_EXERCISES.items()
+        if new == name and (path.parent / f"{o}.py").is_file()
+    ]
+    if not old:
+        return None
+    return (
+        f"Note: {path.parent / (old[0] + '.py')} is the exercise {old[0]}, from before it became "
+        f"{name} (the package's own function, in its signature): move your work into {path.name}."
+    )
 
 
 def grade_solution(exercise: Exercise, call_seconds: float | None) -> Report:
