@@ -214,3 +214,22 @@ def test_work_under_an_exercises_old_name_is_pointed_to(tmp_path) -> None:
 
     with pytest.raises(BPEInputError, match="update_index is now rewrite_words"):
         check("update_index")
+
+
+def test_stubs_check_names_a_stub_written_in_and_make_stubs_keeps_it(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from bpe_course.course.stubs import main
+
+    monkeypatch.setenv("BPE_COURSE_NOTEBOOKS", str(tmp_path))
+    exercises = tmp_path / "exercises"
+    write_stubs(exercises)
+    mine = student_file(exercises, "pop_best", "def pop_best(heap, pair_counts):\n    return 1\n")
+    assert main(["--check"]) == 1
+    assert "pop_best.py (written in: a rewrite keeps a copy)" in capsys.readouterr().out
+    with pytest.warns(UserWarning, match="kept as"):
+        assert main([]) == 0
+    assert (
+        exercises / "pop_best.py.yours"
+    ).read_text() == "def pop_best(heap, pair_counts):\n    return 1\n"
+    assert mine.read_text() == stub_source("pop_best")

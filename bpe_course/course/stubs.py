@@ -215,9 +215,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only name the stale stubs")
     args = parser.parse_args(argv)
-    changed = stale_stubs() if args.check else write_stubs()
-    for path in changed:
-        print(f"{'stale' if args.check else 'wrote'}: {path}")
+    if args.check:
+        changed = stale_stubs()
+        for path in changed:
+            written = path.exists() and not is_unwritten(path)
+            print(f"stale: {path}" + (" (written in: a rewrite keeps a copy)" if written else ""))
+    else:
+        changed = write_stubs()
+        for path in changed:
+            print(f"wrote: {path}")
     return 1 if args.check and changed else 0
 
 
