@@ -6,14 +6,13 @@ work."""
 from __future__ import annotations
 
 import ast
-import textwrap
-from pathlib import Path
 
 import pytest
 
 from bpe_course.course.checking import check
 from bpe_course.course.stubs import is_unwritten, stale_stubs, stub_source, write_stubs
 from bpe_course.trainers.common import merge_word
+from tests.test_exercises import student_file
 
 REACHING_THE_SOLUTION = {
     "import": (
@@ -81,12 +80,6 @@ REACHING_THE_SOLUTION = {
         "bpe_course.trainers.v2_incremental.merge_loop",
     ),
 }
-
-
-def student_file(folder: Path, name: str, source: str) -> Path:
-    path = folder / f"{name}.py"
-    path.write_text(textwrap.dedent(source), encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize("route", REACHING_THE_SOLUTION)
@@ -167,15 +160,11 @@ def test_a_table_of_the_answers_to_last_runs_inputs_is_not_a_pass(tmp_path) -> N
         def merge_word(word, pair, new_id):
             with open({str(seen)!r}, "a") as log:
                 log.write(repr((word, pair, new_id)) + "\\n")
-            out, i = [], 0
-            while i < len(word):
-                if word[i : i + 2] == pair:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            return tuple(out)
+            if len(word) < 2:
+                return tuple(word)
+            if tuple(word[:2]) == pair:
+                return (new_id, *merge_word(word[2:], pair, new_id))
+            return (word[0], *merge_word(word[1:], pair, new_id))
         """
     assert check("merge_word", student_file(tmp_path, "merge_word", recorder)).passed
     cases = {ast.literal_eval(line) for line in seen.read_text().splitlines()}
@@ -195,13 +184,16 @@ def test_a_stub_in_an_old_signature_is_told_the_exercise_changed(tmp_path) -> No
     report = check("rewrite_words", student_file(tmp_path, "rewrite_words", old_order))
     assert not report.passed and "\n" not in report.text
     assert "your rewrite_words takes (words, pair_to_words, best, new_id, counts)" in report.text
-    assert "the exercise's takes (best, new_id, words, counts, pair_to_words)" in report.text
+    assert "the exercise calls it with (best, new_id, words, counts, pair_to_words)" in report.text
     renamed = """
         def rewrite_words(b, i, w, c, index):
             return {}, 0
         """
     report = check("rewrite_words", student_file(tmp_path, "rewrite_words", renamed))
     assert not report.passed and "Note:" not in report.text  # names are the student's to choose
+    too_few = "def rewrite_words(best, new_id, words, pair_to_words):\n    return {}, 0\n"
+    report = check("rewrite_words", student_file(tmp_path, "rewrite_words", too_few))
+    assert "Note: your rewrite_words takes (best, new_id, words, pair_to_words)" in report.text
 
 
 def test_work_under_an_exercises_old_name_is_pointed_to(tmp_path) -> None:

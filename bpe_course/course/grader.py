@@ -29,11 +29,7 @@ def grade_function(exercise: Exercise, function: Callable, call_seconds: float |
     """Grade a function object (a notebook's): the child is a fork, holding the same function."""
     shown = f"your function {getattr(function, '__name__', 'object')}"
     report = grade(exercise, GivenFunction(function, shown), call_seconds, fork=True)
-    try:
-        parameters = list(inspect.signature(function).parameters)
-    except (TypeError, ValueError):
-        parameters = None
-    return with_note(report, signature_note(exercise, parameters))
+    return with_note(report, signature_note(exercise, positional(function)))
 
 
 def with_note(report: Report, note: str | None) -> Report:
@@ -43,8 +39,13 @@ def with_note(report: Report, note: str | None) -> Report:
     return replace(report, text=f"{report.text} {note}")
 
 
-def parameters_in(path: Path, name: str) -> list[str] | None:
-    """The parameter names of the function ``name`` the file defines (None: none found)."""
+# A function's positional parameters as the grader calls them: (names, how many have defaults,
+# whether it takes *args).
+Positional = tuple[list[str], int, bool]
+
+
+def parameters_in(path: Path, name: str) -> Positional | None:
+    """The positional parameters of the function ``name`` the file defines (None: none found)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
@@ -52,25 +53,37 @@ def parameters_in(path: Path, name: str) -> list[str] | None:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             arguments = node.args
-            every = [*arguments.posonlyargs, *arguments.args, arguments.vararg]
-            every += [*arguments.kwonlyargs, arguments.kwarg]
-            return [argument.arg for argument in every if argument is not None]
+            names = [a.arg for a in [*arguments.posonlyargs, *arguments.args]]
+            return names, len(arguments.defaults), arguments.vararg is not None
     return None
 
 
-def signature_note(exercise: Exercise, parameters: list[str] | None) -> str | None:
-    """When the student's parameters are not the exercise's in number or order (a stub from
-    before the exercise changed, or a slip), say so: the grader calls the function as the
-    exercise's signature does."""
-    wanted = list(
-        inspect.signature(exercise.stub_function or exercise.solution_function).parameters
-    )
-    if parameters is None or parameters == wanted:
+def positional(function: Callable) -> Positional | None:
+    """``function``'s positional parameters, as :func:`parameters_in` reads a file's."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
         return None
-    if len(parameters) == len(wanted) and sorted(parameters) != sorted(wanted):
-        return None  # other names in the same places: the student's to choose
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    named = [p for p in parameters if p.kind in kinds]
+    defaults = sum(p.default is not p.empty for p in named)
+    return [p.name for p in named], defaults, any(p.kind == p.VAR_POSITIONAL for p in parameters)
+
+
+def signature_note(exercise: Exercise, parameters: Positional | None) -> str | None:
+    """When the grader's call (the exercise's arguments, by position) does not fit the student's
+    parameters, or fits them in another order (a stub from before the exercise changed, or a
+    slip), say so."""
+    wanted = positional(exercise.stub_function or exercise.solution_function)[0]
+    if parameters is None:
+        return None
+    names, defaults, varargs = parameters
+    fits = (len(names) >= len(wanted) or varargs) and len(names) - defaults <= len(wanted)
+    first = names[: len(wanted)]
+    if fits and (first == wanted or sorted(first) != sorted(wanted)):
+        return None  # it takes the call; other names in the same places are the student's to choose
     return (
-        f"Note: your {exercise.name} takes ({', '.join(parameters)}); the exercise's takes "
+        f"Note: your {exercise.name} takes ({', '.join(names)}); the exercise calls it with "
         f"({', '.join(wanted)}), in that order: a stub made before the exercise changed? The "
         f"current stub is made by `python -m bpe_course.course.stubs` (`make stubs`)."
     )
