@@ -973,7 +973,10 @@ def solution_region(name: str) -> list[str]:
 
 def test_the_committed_stubs_are_current() -> None:
     stale = stale_stubs()
-    assert not stale, f"stale stubs {stale}: run `make stubs` (python -m bpe_course.course.stubs)"
+    assert not stale, (
+        f"stale stubs {stale}: run `make stubs` (python -m bpe_course.course.stubs); a stub "
+        "written in is kept beside it as NAME.py.yours"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -52,13 +52,24 @@ EXERCISES: dict[str, Exercise] = {
 }
 
 
+# Exercises renamed when each became the package's own function (issue 25): a student's file
+# under the old name holds work done before, in the old signature.
+RENAMED_EXERCISES = {"update_index": "rewrite_words", "chunk_boundaries": "find_chunk_boundaries"}
+
+
 def get_exercise(name: str) -> Exercise:
     """The exercise called ``name``, or a clear error listing them."""
     try:
         return EXERCISES[name]
     except (KeyError, TypeError):
+        new = RENAMED_EXERCISES.get(name) if isinstance(name, str) else None
+        renamed = (
+            f"; {name} is now {new}, in the package's own signature (see exercises/{new}.py)"
+            if new
+            else ""
+        )
         raise BPEInputError(
-            f"no exercise {name!r}; choose one of: {', '.join(EXERCISES)}"
+            f"no exercise {name!r}{renamed}; choose one of: {', '.join(EXERCISES)}"
         ) from None
 
 

@@ -7,8 +7,9 @@ input, the comparison, hypothesis's search and shrinking, every time limit, and 
 message the child composes can make a check pass: only right answers on every input can.
 
 Inputs come in three groups: fixed edge cases (the first one small, so an endless loop is stopped
-on a small input, within seconds), then inputs hypothesis generates (the first disagreement shrunk
-to the smallest), then, for some exercises, big inputs (a corpus of the course's stories) with a time limit
+on a small input, within seconds), then inputs hypothesis generates (the same on every run, then a
+few new ones, so that a table of answers to the inputs of a past run does not pass; the first
+disagreement shrunk to the smallest), then, for some exercises, big inputs (a corpus of the course's stories) with a time limit
 scaled to their size, and a speed check beside the verdict.
 """
 
@@ -26,6 +27,7 @@ from bpe_course.course.sandbox import Limits, Opaque, Sandbox, Stopped
 
 REPR_LIMIT = 300  # characters of an input or a result shown in a report
 STARTUP_SECONDS = 60.0  # a fresh interpreter importing the package, on a busy machine
+FRESH_SHARE = 6  # after the fixed-seed inputs, this share of them again, new on each run
 
 
 def call(function: Callable, case: tuple) -> Any:
@@ -75,6 +77,12 @@ class Exercise:
     case_seconds: Callable[[Any], float] | None = None  # a limit scaled to the input
     big_cases: Callable[[], list] | None = None  # after the search: the stories corpus
     speed: Callable[[Any, float], tuple[bool, str]] | None = None  # (first big case, seconds)
+    # The package's functions that give the whole answer (default: the solution alone): a student's
+    # function that calls one is not graded as theirs (:mod:`bpe_course.course.watch`).
+    course_answers: Callable[[], tuple[Callable, ...]] | None = None
+
+    def answers(self) -> tuple[Callable, ...]:
+        return self.course_answers() if self.course_answers else (self.solution_function,)
 
     @property
     def solution(self) -> str:
@@ -135,8 +143,9 @@ def grade(
     ``call_seconds`` overrides every input's limit; ``fork`` for a function object."""
     started = time.monotonic()
     limits = limits or Limits(cpu_seconds=exercise.total_seconds + STARTUP_SECONDS)
+    watched = () if type(load).__name__ == "CourseSolution" else exercise.answers()
     try:
-        sandbox = Sandbox(load, exercise.outcome, limits, fork)
+        sandbox = Sandbox(load, exercise.outcome, limits, fork, watched)
     except Exception as err:  # cannot start a process at all: still one paragraph
         return Report(exercise.name, "failed", f"{exercise.name}: {grader_failed(err)}")
     try:
@@ -163,6 +172,15 @@ class _Disagrees(Exception):
     """Raised inside hypothesis's test so that it shrinks to the smallest failing input."""
 
 
+class CalledTheCourse(Stopped):
+    """The student's function called the course's own answer (``called`` names it): grading
+    stops there, as when the child is stopped."""
+
+    def __init__(self, called: str) -> None:
+        super().__init__(f"called:{called}")
+        self.called = called
+
+
 class Grading:
     """One grading, in the parent: each input's answer asked of the child, judged here."""
 
@@ -181,7 +199,18 @@ class Grading:
         try:
             return self.steps()
         except Stopped as stop:
-            return self.report("failed", self.stopped_text(self.stopped or stop))
+            stop = self.stopped or stop
+            if isinstance(stop, CalledTheCourse):
+                return self.report("not done", self.course_text(stop.called))
+            return self.report("failed", self.stopped_text(stop))
+
+    def course_text(self, called: str) -> str:
+        """Agreeing or not, answers computed by the course's own function are not the student's."""
+        return (
+            f"not done yet: {self.shown} calls the course's own {called}, so its answers are the "
+            "course's, not yours, and are not graded. Write the function yourself (calling the "
+            "earlier exercises' functions that the stub imports is fine), then run the check again."
+        )
 
     def steps(self) -> Report:
         exercise = self.exercise
@@ -237,9 +266,11 @@ class Grading:
         """The child's answer on ``case``, timed here."""
         self.current = ("call", case)
         began = time.monotonic()
-        reply = self.sandbox.call(case, self.seconds_for(case))
+        *reply, called = self.sandbox.call(case, self.seconds_for(case))
         self.answered.append((case, time.monotonic() - began))
-        return reply
+        if called:
+            raise CalledTheCourse(called)
+        return tuple(reply)
 
     def not_done(self, case: Any) -> bool:
         reply = self.ask(case)
@@ -263,7 +294,10 @@ class Grading:
         return Failure(case, expected, difference=difference, printed=printed)
 
     def search(self) -> Failure | None:
-        """Generated inputs; the first disagreement is shrunk by hypothesis to the smallest."""
+        """Generated inputs; the first disagreement is shrunk by hypothesis to the smallest.
+
+        hypothesis derives its fixed seed from the source of ``agrees`` below: an edit there
+        changes every generated input, and so the counterexamples the reports (and tests) name."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 
         found: list[Failure] = []
@@ -281,27 +315,33 @@ class Grading:
                 found.append(failure)  # the last one recorded is hypothesis's final replay
                 raise _Disagrees
 
-        test = settings(
-            max_examples=self.exercise.examples,
-            deadline=None,  # the sandbox keeps time
-            database=None,  # write nothing into the student's folder
-            derandomize=True,  # the same inputs on every run: a report can be reproduced
-            verbosity=Verbosity.quiet,
-            report_multiple_bugs=False,
-            suppress_health_check=list(HealthCheck),
-            phases=(Phase.explicit, Phase.generate, Phase.shrink),
-            print_blob=False,
-        )(given(self.exercise.cases())(agrees))
+        # The same inputs on every run (a report can be reproduced), then a few new ones: a table
+        # of the answers to the fixed inputs is not a function.
+        fresh = max(1, self.exercise.examples // FRESH_SHARE)
         with hypothesis_home():
-            try:
-                test()
-            except _Disagrees:
-                pass
-            except Exception:  # a stop, or hypothesis's own complaint (a flaky function)
-                if self.stopped is not None:
-                    raise self.stopped from None
-                if not found:
-                    raise
+            for derandomize, examples in ((True, self.exercise.examples), (False, fresh)):
+                test = settings(
+                    max_examples=examples,
+                    deadline=None,  # the sandbox keeps time
+                    database=None,  # write nothing into the student's folder
+                    derandomize=derandomize,
+                    verbosity=Verbosity.quiet,
+                    report_multiple_bugs=False,
+                    suppress_health_check=list(HealthCheck),
+                    phases=(Phase.explicit, Phase.generate, Phase.shrink),
+                    print_blob=False,
+                )(given(self.exercise.cases())(agrees))
+                try:
+                    test()
+                except _Disagrees:
+                    pass
+                except Exception:  # a stop, or hypothesis's own complaint (a flaky function)
+                    if self.stopped is not None:
+                        raise self.stopped from None
+                    if not found:
+                        raise
+                if found:
+                    break
         return found[-1] if found else None
 
     def smaller(self, generated: Failure | None, fixed: Failure | None) -> Failure | None:

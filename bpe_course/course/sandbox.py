@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bpe_course.course.watch import called, watch
+
 MEMORY_BYTES = 4 * 2**30  # address space of each graded process: a trainer on 100 kB needs far less
 MAX_MESSAGE_BYTES = 64 * 2**20  # one answer; the largest (vocab 1000) is a few tens of kB
 PRINTED_LIMIT = 1000  # characters of what the student's function printed, sent back
@@ -106,12 +108,22 @@ def read_data(blob: bytes) -> Any:
 # --- The child -----------------------------------------------------------------------------------
 
 
-def child_main(conn, parent_pid: int, limits: Limits, load: Callable, outcome: Callable) -> None:
+def child_main(
+    conn,
+    parent_pid: int,
+    limits: Limits,
+    load: Callable,
+    outcome: Callable,
+    watched: tuple[Callable, ...] = (),
+) -> None:
     """The child process: limits first, then the student's function, then answer each input.
 
     ``load()`` returns the student's function, or a string saying why it cannot be loaded;
-    ``outcome(function, case)`` is what one call did (the exercise's, run here on the input)."""
+    ``outcome(function, case)`` is what one call did (the exercise's, run here on the input);
+    ``watched``: the course's own answers, whose calls each answer names
+    (:mod:`bpe_course.course.watch`), watched before the student's code loads."""
     confine(parent_pid, limits)
+    watch(watched)
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the child's whole life)
     send(conn, ("loading", None))  # before any of the student's code: the parent's clock starts
     function = load()
@@ -153,14 +165,18 @@ def send(conn, message: tuple) -> None:
 
 
 def answer(serial: int, function, outcome: Callable, case: Any, load: Callable) -> tuple:
+    """What the call did, what it printed, and which of the course's answers it called."""
     printed = io.StringIO()
+    called()  # forget anything noted before this call
     try:
         with contextlib.redirect_stdout(printed):
             result = outcome(function, case)
-        return ("returned", serial, plain(result), printed.getvalue()[:PRINTED_LIMIT])
+        said = printed.getvalue()[:PRINTED_LIMIT]
+        return ("returned", serial, plain(result), said, called())
     except BaseException as err:  # SystemExit and all: the student's, described as theirs
         text = explain(err, getattr(load, "student_file", None), getattr(load, "shown", ""))
-        return ("raised", serial, type(err).__name__, text, printed.getvalue()[:PRINTED_LIMIT])
+        said = printed.getvalue()[:PRINTED_LIMIT]
+        return ("raised", serial, type(err).__name__, text, said, called())
 
 
 def explain(err: BaseException, student_file: str | None, shown: str) -> str:
@@ -187,14 +203,21 @@ def explain(err: BaseException, student_file: str | None, shown: str) -> str:
 class Sandbox:
     """Start the child, send it inputs one at a time, and end it and everything it started."""
 
-    def __init__(self, load: Callable, outcome: Callable, limits: Limits, fork: bool) -> None:
+    def __init__(
+        self,
+        load: Callable,
+        outcome: Callable,
+        limits: Limits,
+        fork: bool,
+        watched: tuple[Callable, ...] = (),
+    ) -> None:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if fork and "fork" in methods else "spawn")
         self.conn, theirs = context.Pipe(duplex=True)
         self.limits = limits
         self.process = context.Process(
             target=child_main,
-            args=(theirs, os.getpid(), limits, load, outcome),
+            args=(theirs, os.getpid(), limits, load, outcome, watched),
             name="bpe-course check",
         )
         self.serial = 0
@@ -211,14 +234,15 @@ class Sandbox:
         raise Stopped(garbled(message))
 
     def call(self, case: Any, seconds: float) -> tuple:
-        """``("returned", value, printed)`` or ``("raised", type name, text, printed)``."""
+        """``("returned", value, printed, called)`` or ``("raised", type name, text, printed,
+        called)``; ``called`` names the watched functions the call ran (``""``: none)."""
         self.serial += 1
         try:
             self.conn.send((self.serial, case))
         except (OSError, ValueError):
             raise Stopped(self.ended()) from None
         message = self.receive(seconds)
-        shapes = {"returned": 4, "raised": 5}
+        shapes = {"returned": 5, "raised": 6}
         if message[0] not in shapes or len(message) != shapes[message[0]]:
             raise Stopped(garbled(message))
         if message[1] != self.serial:

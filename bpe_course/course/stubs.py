@@ -6,6 +6,10 @@ its exercise's prompt and the imports its signature needs.
     python -m bpe_course.course.stubs          # rewrite the stubs (make stubs)
     python -m bpe_course.course.stubs --check  # name the stale ones, exit 1 (the tests do)
 
+A stub a student has written in is never lost: before it is rewritten, it is copied beside itself
+(``NAME.py.yours``, or ``NAME.py.yours2``...) with a warning. Only a stub whose function still only
+raises ``NotImplementedError`` is rewritten without a copy.
+
 The marks, and the stub indented as the mark that opens it, are nbgrader's. nbgrader itself is not
 used: it stubs notebook cells that carry its own metadata and keeps a database of assignments,
 where a stub here is one function in a ``.py`` file, made in the few lines below.
@@ -18,6 +22,7 @@ import ast
 import inspect
 import sys
 import textwrap
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -161,10 +166,46 @@ def stale_stubs(folder: Path | None = None) -> list[Path]:
     return stale
 
 
+def is_unwritten(path: Path) -> bool:
+    """True if the file's function (named after the file) only raises ``NotImplementedError``,
+    after its docstring: a stub no one has written in yet, however old."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == path.stem:
+            body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+            return (
+                len(body) == 1
+                and isinstance(body[0], ast.Raise)
+                and "NotImplementedError" in names_in(ast.unparse(body[0]))
+            )
+    return False
+
+
+def keep_copy(path: Path) -> Path:
+    """Copy a student's stub beside itself, under a name no other copy has; returns it."""
+    copy, number = path.with_name(path.name + ".yours"), 1
+    while copy.exists():
+        number += 1
+        copy = path.with_name(f"{path.name}.yours{number}")
+    copy.write_bytes(path.read_bytes())
+    return copy
+
+
 def write_stubs(folder: Path | None = None) -> list[Path]:
-    """Rewrite the stale stubs in ``folder`` (default: the course's); returns them."""
+    """Rewrite the stale stubs in ``folder`` (default: the course's); returns them. A stub
+    someone wrote in is first copied beside itself, with a warning (see the module's docstring)."""
     stale = stale_stubs(folder)
     for path in stale:
+        if path.exists() and not is_unwritten(path):
+            copy = keep_copy(path)
+            warnings.warn(
+                f"{path} was written in: kept as {copy}; the new stub replaces it (copy your "
+                "function into it, in the new signature)",
+                stacklevel=2,
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(stub_source(path.stem), encoding="utf-8")
     return stale
@@ -174,9 +215,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only name the stale stubs")
     args = parser.parse_args(argv)
-    changed = stale_stubs() if args.check else write_stubs()
-    for path in changed:
-        print(f"{'stale' if args.check else 'wrote'}: {path}")
+    if args.check:
+        changed = stale_stubs()
+        for path in changed:
+            written = path.exists() and not is_unwritten(path)
+            print(f"stale: {path}" + (" (written in: a rewrite keeps a copy)" if written else ""))
+    else:
+        changed = write_stubs()
+        for path in changed:
+            print(f"wrote: {path}")
     return 1 if args.check and changed else 0
 
 

@@ -142,6 +142,16 @@ def train_bpe(
 STUB = train_bpe
 
 
+def course_answers() -> tuple:
+    """The package's trainers, whole: its API and every registered merge loop (calling one is
+    not writing the trainer; the pieces, merge_word and the rest, are the student's to call)."""
+    import bpe_course.reference  # noqa: F401 (registers the posts' trainers)
+    from bpe_course.trainers import ALL_TRAINERS
+
+    loops = dict.fromkeys(trainer.merge_loop for trainer in ALL_TRAINERS.values())
+    return (api.train_bpe, *loops)
+
+
 REPRODUCE = f"bpe-course data generate --size {STORIES_BYTES} --shape stories --seed {STORIES_SEED}"
 
 
