@@ -81,6 +81,13 @@ class Exercise:
     # function that calls one is not graded as theirs (:mod:`bpe_course.course.watch`).
     course_answers: Callable[[], tuple[Callable, ...]] | None = None
 
+    @property
+    def answer_function(self) -> Callable:
+        """The student's function, answered: what the solution cell and the answer key show. The
+        stub's own source when there is one (the capstone answers with the exercises put
+        together, not with the package's trainer, which the grader refuses as an answer)."""
+        return self.stub_function or self.solution_function
+
     def answers(self) -> tuple[Callable, ...]:
         return self.course_answers() if self.course_answers else (self.solution_function,)
 

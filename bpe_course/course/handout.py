@@ -88,11 +88,12 @@ def answer_file(name: str) -> str:
     """The answer key of exercise ``name`` as a Python file: the course's own solution, with
     the imports it needs, defining ``name`` in the stub's signature (it passes the grader)."""
     exercise = get_exercise(name)
-    solution = exercise.solution_function
+    solution = exercise.answer_function
     return "".join(
         [
             f'"""Answer key of the exercise {name} (notebook {exercise.notebook}): the course\'s '
-            f"own\nsolution, {exercise.solution}, as it stands in the package.\n\n"
+            f"own\nsolution, {solution.__module__}.{solution.__qualname__}, as it stands in the "
+            "package.\n\n"
             f"`bpe-course check {name} --file THIS_FILE` grades it: it passes.\n"
             '"""\n\nfrom __future__ import annotations\n\n',
             "".join(line + "\n" for line in imports_of(solution)),

@@ -8,8 +8,8 @@ from __future__ import annotations
 import inspect
 
 from bpe_course.course.catalog import get_exercise
-from bpe_course.course.stubs import BEGIN, END, function_stub
-from bpe_course.course.widgets import hidden_source, show_source
+from bpe_course.course.stubs import BEGIN, END, function_stub, replace_regions
+from bpe_course.course.widgets import HIDDEN, hidden_source
 
 HOW = """\
 Write it in `exercises/{name}.py` (open it from JupyterLab's file browser, beside this notebook):
@@ -50,17 +50,34 @@ def show_source_before(obj, exercise: str) -> object:
     asks for (its solution), where that source defines it, printed as one placeholder line."""
     from IPython.display import Code
 
+    # the solution's own definition, and any marked region of the code shown (a loop that
+    # writes the answer out, as V2's does)
     hidden = hidden_source(
-        inspect.getsource(obj), [get_exercise(exercise).solution_function.__name__]
+        replace_regions(inspect.getsource(obj), f"...  # {HIDDEN}"),
+        [get_exercise(exercise).solution_function.__name__],
     )
     # The solution's closing mark follows its last line, so it outlives the hidden body: drop both.
-    lines = [
-        line for line in hidden.split("\n") if line.strip() not in (f"### {BEGIN}", f"### {END}")
-    ]
-    return Code("\n".join(lines), language="python")
+    return Code(_without_marks(hidden), language="python")
 
 
-def show_solution(exercise: str) -> object:
+def show_solution(exercise: str, *also: str) -> object:
     """The course's own answer to ``exercise``: for the cell after the exercise, tagged
-    ``solution`` (the student handout leaves it out)."""
-    return show_source(get_exercise(exercise).solution_function)
+    ``solution`` (the student handout leaves it out). ``also``: dotted names of more code that
+    holds the answer (a loop that writes it out), shown after it. The solution marks are left out."""
+    import importlib
+
+    from IPython.display import Code, display
+
+    shown = [get_exercise(exercise).answer_function]
+    for name in also:
+        module, _, attribute = name.rpartition(".")
+        shown.append(getattr(importlib.import_module(module), attribute))
+    codes = [Code(_without_marks(inspect.getsource(obj)), language="python") for obj in shown]
+    for code in codes[:-1]:
+        display(code)
+    return codes[-1]
+
+
+def _without_marks(source: str) -> str:
+    marks = (f"### {BEGIN}", f"### {END}")
+    return "\n".join(line for line in source.split("\n") if line.strip() not in marks)

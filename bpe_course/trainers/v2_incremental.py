@@ -87,12 +87,14 @@ def merge_loop(
         left, right = best
         for i, word in enumerate(words):  # the scan V4 removes
             if left in word and right in word:  # cheap filter; merge_word confirms adjacency
+                ### BEGIN SOLUTION
                 new = merge_word(word, best, new_id)
                 if len(new) != len(word):
                     old_pairs, new_pairs = list(zip(word, word[1:])), list(zip(new, new[1:]))
                     add_word_change(deltas, old_pairs, new_pairs, counts[i])
                     words[i] = new
                     touched += 1
+                ### END SOLUTION
         apply_deltas(pair_counts, deltas)
         if on_merge is not None:
             times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
