@@ -312,9 +312,10 @@ def count_sources(
 ) -> dict[bytes, int]:
     """Word counts of every file of a corpus added up, ``{word bytes: count}``, on this machine.
 
-    The same counts for any number of workers, and the same as adding :func:`count_words` of each
-    file. ``workers`` as in ``count_words`` (``None``: every core). ``on_range`` is called with the
-    size in bytes of each range once counted (on disk: compressed bytes for a ``.gz``).
+    The same counts for any number of workers, and the same as adding
+    :func:`~bpe_course.pretokenize.count_words` of each file. ``workers`` as in ``count_words``
+    (``None``: every core). ``on_range`` is called with the size in bytes of each range once
+    counted (on disk: compressed bytes for a ``.gz``).
     """
     paths = resolve_sources(corpus)
     total = sum(path.stat().st_size for path in paths)

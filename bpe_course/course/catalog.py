@@ -26,8 +26,9 @@ from bpe_course.course.grading import Exercise
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import notebooks_dir
 
-# A field's attribute in a case module: its name, or in capitals for a constant (NOTEBOOK, HINT).
-RENAMED = {"solution_function": "SOLUTION", "stub_function": "STUB"}
+# A field's attribute in a case module is its name, or in capitals for a constant (NOTEBOOK, HINT);
+# these fields go by another name there. (Not RENAMED_EXERCISES: exercises renamed over time.)
+CASE_ATTRIBUTES = {"solution_function": "SOLUTION", "stub_function": "STUB"}
 
 
 def exercise_of(cases: ModuleType) -> Exercise:
@@ -35,7 +36,7 @@ def exercise_of(cases: ModuleType) -> Exercise:
     what it does not define takes :class:`Exercise`'s default."""
     given = {}
     for field in fields(Exercise):
-        for attribute in (RENAMED.get(field.name), field.name, field.name.upper()):
+        for attribute in (CASE_ATTRIBUTES.get(field.name), field.name, field.name.upper()):
             if attribute and hasattr(cases, attribute):
                 given[field.name] = getattr(cases, attribute)
                 break

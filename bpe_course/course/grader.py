@@ -74,7 +74,7 @@ def signature_note(exercise: Exercise, parameters: Positional | None) -> str | N
     """When the grader's call (the exercise's arguments, by position) does not fit the student's
     parameters, or fits them in another order (a stub from before the exercise changed, or a
     slip), say so."""
-    wanted = positional(exercise.stub_function or exercise.solution_function)[0]
+    wanted = positional(exercise.answer_function)[0]
     if parameters is None:
         return None
     names, defaults, varargs = parameters

@@ -83,9 +83,10 @@ class Exercise:
 
     @property
     def answer_function(self) -> Callable:
-        """The student's function, answered: what the solution cell and the answer key show. The
-        stub's own source when there is one (the capstone answers with the exercises put
-        together, not with the package's trainer, which the grader refuses as an answer)."""
+        """The student's function, answered: what the stub is made from, the signature the grader
+        calls, and what the solution cell and the answer key show. The stub's own source when
+        there is one (the capstone answers with the exercises put together, not with the
+        package's trainer, which the grader refuses as an answer)."""
         return self.stub_function or self.solution_function
 
     def answers(self) -> tuple[Callable, ...]:

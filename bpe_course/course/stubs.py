@@ -23,7 +23,6 @@ import inspect
 import sys
 import textwrap
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -54,15 +53,9 @@ def replace_regions(source: str, stub: str) -> str:
     return "\n".join(out)
 
 
-def stub_function(exercise: Exercise) -> Callable:
-    """The function whose source the stub is made from (the solution, unless the case module
-    gives the shape the student writes)."""
-    return exercise.stub_function or exercise.solution_function
-
-
 def function_stub(exercise: Exercise) -> str:
     """The stub's function: its signature and docstring, the solution taken out."""
-    source = textwrap.dedent(inspect.getsource(stub_function(exercise)))
+    source = textwrap.dedent(inspect.getsource(exercise.answer_function))
     if BEGIN not in source:
         raise BPEInputError(f"{exercise.name}: its solution marks no {BEGIN} region")
     return replace_regions(source, f'raise NotImplementedError("write {exercise.name}")')
@@ -90,7 +83,7 @@ def import_line(name: str, value: object, home: str) -> tuple[str, str, str]:
 def stub_imports(exercise: Exercise) -> list[str]:
     """What the stub imports: the names its signature reads, and the standard modules and the
     earlier exercises' functions that the solution calls (offered, not required: ``noqa``)."""
-    function = stub_function(exercise)
+    function = exercise.answer_function
     full = names_in(textwrap.dedent(inspect.getsource(function)))
     kept = names_in(function_stub(exercise))
     solutions = [e.solution_function for e in EXERCISES.values()]

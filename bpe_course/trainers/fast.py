@@ -23,10 +23,10 @@ which a merge handles all its sites at once. The parts of that change, named:
    numpy's fixed cost per call would dominate.
 
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
-(its ``PairKeys``, ``build_heap``, ``pop_best``), with the same tie-break keys. A pair is only
-ever made by the merge of its newest token, so after that its count only falls: a heap entry can
-only be stale downwards, and ``site_positions`` never needs pruning (a stale position is skipped
-when its pair is merged).
+(its ``PairKeys``, ``build_heap``, ``pop_best`` by ``best_pairs``), with the same tie-break
+keys. A pair is only ever made by the merge of its newest token, so after that its count only
+falls: a heap entry can only be stale downwards, and ``site_positions`` never needs pruning (a
+stale position is skipped when its pair is merged).
 Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs) in Python.
 Memory: five integers per byte of the distinct words (not of the corpus).
 Pretokenization counts space-delimited pieces first (:mod:`bpe_course.pieces`).

@@ -6,7 +6,8 @@ Beyond V5 is not one more rung of the ladder: this module makes five changes at 
 change is named below and in the registry's title; notebook 13's waterfall measures what the
 versions bought, pretokenization apart from the merge loop, not each change alone. What stays
 V5's: the heap and its pieces (:class:`~bpe_course.trainers.v5_heap.PairKeys`,
-:func:`~bpe_course.trainers.v5_heap.build_heap`, :func:`~bpe_course.trainers.v5_heap.pop_best`).
+:func:`~bpe_course.trainers.v5_heap.build_heap`, :func:`~bpe_course.trainers.v5_heap.pop_best`,
+called by :func:`~bpe_course.trainers.v5_heap.best_pairs`).
 
 1. **Merge sites, not whole words.** V5 rewrites a word by building its old and new pair lists and
    diffing them as sets. Here a merge finds its sites with ``str.find`` and updates only the pairs

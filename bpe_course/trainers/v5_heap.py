@@ -16,8 +16,9 @@ Per merge: O(A L log H) to push the pairs whose count rose, plus the stale pops,
 The stages of a merge are functions (:func:`pop_best`, :func:`push_changes`), called once per
 merge, so the notebook can run them one at a time and print the heap in between.
 This is the course's one heap: the trainers beyond V5 (sites, fast, shards) take its
-:class:`PairKeys`, :func:`build_heap` and :func:`pop_best` as they are, with their own pairs
-(strings, integer codes) in the entries.
+:class:`PairKeys`, :func:`build_heap` and :func:`pop_best` (through :func:`best_pairs`, their
+loop without compaction) as they are, with their own pairs (strings, integer codes) in the
+entries.
 """
 
 from __future__ import annotations
