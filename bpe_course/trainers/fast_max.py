@@ -14,7 +14,6 @@ the notebook can run them one at a time and print ``count_to_pairs`` in between.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from time import perf_counter
 
 from sortedcontainers import SortedDict
 
@@ -23,6 +22,7 @@ from bpe_course.trainers.common import (
     Merges,
     OnMerge,
     Pair,
+    StageClock,
     Vocab,
     initial_vocab,
     record_merge,
@@ -85,18 +85,18 @@ def merge_loop(
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
     count_to_pairs = build_count_to_pairs(pair_counts)
-    timed = on_merge is not None  # the clock is read only for a callback
+    clock = StageClock(on_merge is not None)
     for index in range(wanted):
         if not count_to_pairs:
             warn_exhausted(index, wanted, vocab_size)
             break
-        start = perf_counter() if timed else 0.0
+        clock.finding()
         best, best_count = best_pair(count_to_pairs, vocab)
-        found = perf_counter() if timed else 0.0
+        clock.found()
         new_id = record_merge(vocab, merges, best)
         deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)
         move_pairs(count_to_pairs, pair_counts, deltas)
         if on_merge is not None:
-            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
+            times = clock.times()
             on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched, **times))
     return vocab, merges

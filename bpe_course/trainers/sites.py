@@ -50,14 +50,14 @@ from bpe_course.trainers.common import (
 )
 from bpe_course.trainers.v5_heap import PairKeys, best_pairs, build_heap
 
-__all__ = ["build_index", "merge_loop"]
+__all__ = ["build_site_index", "merge_loop"]
 
 
 def _ids(pair: str) -> tuple[int, int]:
     return ord(pair[0]), ord(pair[1])
 
 
-def build_index(
+def build_site_index(
     words: Sequence[bytes], counts: Sequence[int]
 ) -> tuple[dict[str, int], dict[str, list[int]]]:
     """``pair_counts`` and ``site_words`` of words of single bytes, with numpy. O(W L log).
@@ -102,7 +102,7 @@ def merge_loop(
     counts = [word_counts[word] for word in byte_words]
     # latin-1 maps byte b to chr(b): the bytes become token ids 0-255 at C speed
     words = [word.decode("latin-1") for word in byte_words]
-    pair_counts, site_words = build_index(byte_words, counts)
+    pair_counts, site_words = build_site_index(byte_words, counts)
     del byte_words
     keys = PairKeys(vocab)
     heap = build_heap(pair_counts, keys, ids=_ids)

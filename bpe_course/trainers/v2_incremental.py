@@ -16,13 +16,13 @@ than called: a call would merge each changed word a second time (1.3x the loop's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from time import perf_counter
 
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
     OnMerge,
     Pair,
+    StageClock,
     Vocab,
     add_word_change,
     apply_deltas,
@@ -72,14 +72,14 @@ def merge_loop(
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts = count_pairs(words, counts)  # once
-    timed = on_merge is not None  # the clock is read only for a callback
+    clock = StageClock(on_merge is not None)
     for index in range(wanted):
         if not pair_counts:
             warn_exhausted(index, wanted, vocab_size)
             break
-        start = perf_counter() if timed else 0.0
+        clock.finding()
         best = most_frequent_pair(pair_counts, vocab)
-        found = perf_counter() if timed else 0.0
+        clock.found()
         best_count = pair_counts[best]
         new_id = record_merge(vocab, merges, best)
         deltas: dict[Pair, int] = {}
@@ -97,6 +97,6 @@ def merge_loop(
                 ### END SOLUTION
         apply_deltas(pair_counts, deltas)
         if on_merge is not None:
-            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
+            times = clock.times()
             on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched, **times))
     return vocab, merges

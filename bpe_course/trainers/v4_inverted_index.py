@@ -15,7 +15,6 @@ Memory: the index holds at most one entry per pair position, O(sum of l).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from time import perf_counter
 
 from bpe_course.trainers.common import (
     MergeEvent,
@@ -23,6 +22,7 @@ from bpe_course.trainers.common import (
     OnMerge,
     Pair,
     ScanStats,
+    StageClock,
     Vocab,
     add_word_change,
     apply_deltas,
@@ -117,22 +117,22 @@ def merge_loop(
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
-    timed = on_merge is not None  # the clock is read only for a callback
+    clock = StageClock(on_merge is not None)
     for index in range(wanted):
         if not pair_counts:
             warn_exhausted(index, wanted, vocab_size)
             break
-        start = perf_counter() if timed else 0.0
+        clock.finding()
         best = most_frequent_pair(pair_counts, vocab)  # stage 1: scan the P counts
-        found = perf_counter() if timed else 0.0
+        clock.found()
         scan = count_scan(pair_counts, pair_to_words[best], words) if scan_stats else None
+        clock.rewriting()  # the count above is for the callback: not part of the merge
         best_count = pair_counts[best]
         new_id = record_merge(vocab, merges, best)
-        rewriting = perf_counter() if timed else 0.0
         deltas, touched = rewrite_words(best, new_id, words, counts, pair_to_words)  # stage 2
         apply_deltas(pair_counts, deltas)
         if on_merge is not None:
-            times = {"find_s": found - start, "rewrite_s": perf_counter() - rewriting}
+            times = clock.times()
             on_merge(MergeEvent(index, new_id, merges[-1], best_count, touched, scan=scan, **times))
     return vocab, merges
 

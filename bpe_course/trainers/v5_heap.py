@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from time import perf_counter
 from typing import TypeVar
 
 from bpe_course.trainers.common import (
@@ -151,11 +150,9 @@ def best_pairs(
     or no pair is left (then warn). Between two of them the caller merges the pair and pushes the
     pairs it made: the loop of the trainers beyond V5, whose heaps need no compaction."""
     for index in range(wanted):
-        if clock.on:
-            clock.start = perf_counter()
+        clock.finding()
         top, _, _ = pop_best(heap, pair_counts)
-        if clock.on:
-            clock.found = perf_counter()
+        clock.found()
         if top is None:
             warn_exhausted(index, wanted, vocab_size)
             return
@@ -205,13 +202,13 @@ def merge_loop(
     keys = PairKeys(vocab)
     heap = build_heap(pair_counts, keys)
     pushes = stale_pops = compactions = 0
-    timed = on_merge is not None  # the clock is read only for a callback
+    clock = StageClock(on_merge is not None)
 
     for index in range(wanted):
         # 1. Pop until an entry agrees with the live count: that pair is the best.
-        start = perf_counter() if timed else 0.0
+        clock.finding()
         entry, stale, pushed_back = pop_best(heap, pair_counts)
-        found = perf_counter() if timed else 0.0
+        clock.found()
         stale_pops += stale
         pushes += pushed_back
         if entry is None:
@@ -233,7 +230,7 @@ def merge_loop(
             compactions += 1
 
         if on_merge is not None:
-            times = {"find_s": found - start, "rewrite_s": perf_counter() - found}
+            times = clock.times()
             stats = HeapStats(len(heap), len(pair_counts), pushes, stale_pops, compactions)
             on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, stats, **times))
     return vocab, merges
