@@ -151,7 +151,7 @@ def grade(
     ``call_seconds`` overrides every input's limit; ``fork`` for a function object."""
     started = time.monotonic()
     limits = limits or Limits(cpu_seconds=exercise.total_seconds + STARTUP_SECONDS)
-    watched = () if type(load).__name__ == "CourseSolution" else exercise.answers()
+    watched = () if load.is_solution else exercise.answers()
     try:
         sandbox = Sandbox(load, exercise.outcome, limits, fork, watched)
     except Exception as err:  # cannot start a process at all: still one paragraph
@@ -196,7 +196,7 @@ class Grading:
         self, exercise: Exercise, sandbox: Sandbox, load, call_seconds: float | None, started
     ) -> None:
         self.exercise, self.sandbox, self.call_seconds = exercise, sandbox, call_seconds
-        self.shown, self.is_solution = load.shown, type(load).__name__ == "CourseSolution"
+        self.shown, self.is_solution = load.shown, load.is_solution
         self.started, self.generated = started, 0
         self.answered: list[tuple[Any, float]] = []  # (input, seconds) of every answer
         self.current: Any = None

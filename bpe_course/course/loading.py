@@ -17,6 +17,8 @@ from dataclasses import dataclass
 class StudentFile:
     """The function ``name`` defined in the file ``path`` (``shown`` is how reports name it)."""
 
+    is_solution = False
+
     path: str
     name: str
     shown: str
@@ -51,6 +53,8 @@ class StudentFile:
 class GivenFunction:
     """A function object passed to ``check`` (in the child, a fork's copy of it)."""
 
+    is_solution = False
+
     function: Callable
     shown: str
 
@@ -66,6 +70,9 @@ class GivenFunction:
 @dataclass(frozen=True)
 class CourseSolution:
     """The package's own code (``check(NAME, solution=True)``)."""
+
+    # graded as the course's own answer: nothing is watched, and the report says whose it is
+    is_solution = True
 
     function: Callable  # a module-level function: pickled by name
     shown: str
