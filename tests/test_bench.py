@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from bpe_course.bench import harness as bench
-from bpe_course.bench.harness import BenchmarkMismatch, Grid, run_grid
+from bpe_course.bench.grids import Grid
+from bpe_course.bench.harness import BenchmarkMismatch, run_grid
 
 pytestmark = pytest.mark.usefixtures("data_folder")
 

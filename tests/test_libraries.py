@@ -10,7 +10,8 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from bpe_course.bench.harness import Grid, run_grid
+from bpe_course.bench.grids import Grid
+from bpe_course.bench.harness import run_grid
 from bpe_course.bench.libraries import (
     documents,
     merge_agreement,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.grids import ABLATION_VOCABS, CROSSOVER_VOCABS, GRIDS, Grid  # noqa: F401
+from bpe_course.bench.grids import GRIDS, Grid
 from bpe_course.bench.machine import context
 from bpe_course.bench.tables import append_row, read_table
 from bpe_course.bench.worker import PARENT_VARIABLE

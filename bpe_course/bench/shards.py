@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bpe_course.bench.harness import Grid, run_grid
+from bpe_course.bench.grids import Grid
+from bpe_course.bench.harness import run_grid
 from bpe_course.bench.tables import append_row
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.paths import notebooks_dir
