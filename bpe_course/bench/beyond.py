@@ -13,12 +13,12 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-# The steps from V5 to the fast trainer, each one change, and the table columns that measure it.
+# The steps from V5 to the fast trainer, each one change: (name, the phase it swaps, the version
+# that phase came from, the version it comes from after the step).
 STEPS = (
-    ("V5", None),
-    ("count pieces, then the pattern", "pretokenize"),
-    ("merge sites, words as str", "sites"),
-    ("flat arrays, numpy for big merges", "fast"),
+    ("count pieces, then the pattern", "pretokenize_s", "v5", "fast"),
+    ("merge sites, words as str", "merge_s", "v5", "sites"),
+    ("flat arrays, numpy for big merges", "merge_s", "sites", "fast"),
 )
 
 
@@ -56,18 +56,9 @@ def what_each_change_bought(table: pd.DataFrame, size_bytes: int, vocab_size: in
     needed = {"v5", "sites", "fast"}
     if not needed <= set(median.index):
         return pd.DataFrame(columns=["step", "seconds", "saved", "saved_low", "saved_high"])
-    # each step swaps one phase: (the version it came from, the version it comes from now)
-    swaps = [
-        ("pretokenize_s", "v5", "fast"),
-        ("merge_s", "v5", "sites"),
-        ("merge_s", "sites", "fast"),
-    ]
-    current = {
-        "pretokenize_s": median.loc["v5", "pretokenize_s"],
-        "merge_s": median.loc["v5", "merge_s"],
-    }
-    rows = [(STEPS[0][0], sum(current.values()), 0.0, 0.0)]
-    for (step, _), (phase, before, after) in zip(STEPS[1:], swaps):
+    current = {phase: median.loc["v5", phase] for phase in ("pretokenize_s", "merge_s")}
+    rows = [("V5", sum(current.values()), 0.0, 0.0)]
+    for step, phase, before, after in STEPS:
         current[phase] = median.loc[after, phase]
         saved_low = low.loc[before, phase] - high.loc[after, phase]
         saved_high = high.loc[before, phase] - low.loc[after, phase]

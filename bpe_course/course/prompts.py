@@ -56,8 +56,7 @@ def show_source_before(obj, exercise: str) -> object:
         replace_regions(inspect.getsource(obj), f"...  # {HIDDEN}"),
         [get_exercise(exercise).solution_function.__name__],
     )
-    # The solution's closing mark follows its last line, so it outlives the hidden body: drop both.
-    return Code(_without_marks(hidden), language="python")
+    return Code(hidden, language="python")  # the regions went with their marks
 
 
 def show_solution(exercise: str, *also: str) -> object:

@@ -89,7 +89,8 @@ def _side_by_side_panel(ax, middle, stats, cell, versions, y) -> None:
 
 
 def plot_waterfall(steps, title: str = ""):
-    """What each change bought, from ``steps`` (columns ``step``, ``seconds``, ``saved``, as
+    """What each change bought, from ``steps`` (columns ``step``, ``seconds``, ``saved``,
+    ``saved_low``, ``saved_high``, as
     :func:`bpe_course.bench.beyond.what_each_change_bought` returns)."""
     import matplotlib.pyplot as plt
     import numpy as np
@@ -98,19 +99,17 @@ def plot_waterfall(steps, title: str = ""):
     seconds, saved = steps["seconds"].to_numpy(), steps["saved"].to_numpy()
     x = np.arange(len(steps))
     ax.bar(x[:1], seconds[:1], color=version_color("v5"))
-    has_range = {"saved_low", "saved_high"} <= set(steps.columns)
     for i in range(1, len(steps)):
         ax.bar(i, saved[i], bottom=seconds[i], color="tab:green" if saved[i] >= 0 else "tab:red")
         label = f"-{saved[i]:.2f} s"
-        if has_range:
-            # where the end lands between the saving's extremes (its runs' fastest and slowest)
-            low, high = steps["saved_low"].iloc[i], steps["saved_high"].iloc[i]
-            ax.errorbar(
-                i, seconds[i], yerr=[[high - saved[i]], [saved[i] - low]],
-                color="black", capsize=4, elinewidth=1.2,
-            )  # fmt: skip
-            if low <= 0:
-                label += "\nruns overlap"
+        # where the end lands between the saving's extremes (its runs' fastest and slowest)
+        low, high = steps["saved_low"].iloc[i], steps["saved_high"].iloc[i]
+        ax.errorbar(
+            i, seconds[i], yerr=[[high - saved[i]], [saved[i] - low]],
+            color="black", capsize=4, elinewidth=1.2,
+        )  # fmt: skip
+        if low <= 0:
+            label += "\nruns overlap"
         ax.annotate(label, (i, seconds[i - 1]), ha="center", va="bottom", fontsize=style.SMALLEST)
     end = len(steps)
     ax.bar(end, seconds[-1], color=version_color("fast"))
@@ -127,9 +126,8 @@ def plot_waterfall(steps, title: str = ""):
     # Names wrapped, not slanted: slanted, a long one ran into its neighbour at projector size.
     names = [textwrap.fill(name, 14) for name in [*steps["step"], "fast"]]
     ax.set_xticks([*x, end], names, fontsize=style.SMALLEST)
-    top = seconds.max()
-    if has_range:  # a range may reach above the bar before it
-        top = max(top, float((seconds[:-1] - steps["saved_low"].to_numpy()[1:]).max()))
+    # a saving's range may reach above the bar before it
+    top = max(seconds.max(), float((seconds[:-1] - steps["saved_low"].to_numpy()[1:]).max()))
     ax.set_ylim(0, top * 1.2)  # room for the numbers written above the bars
     ax.set_ylabel("end-to-end time (s), median;\nblack: range of the saving")
     ax.set_title(title or "What each change bought")
