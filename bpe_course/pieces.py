@@ -439,10 +439,12 @@ def count_words_by_pieces(
     from bpe_course.pool import run_tasks
 
     tasks = [(str(path), ranges[i::n_workers], tuple(special_tokens)) for i in range(n_workers)]
-    results = run_tasks(
-        _count_ranges_task, tasks, n_workers, start_method=start_method, on_progress=on_chunk
+    results = iter(
+        run_tasks(
+            _count_ranges_task, tasks, n_workers, start_method=start_method, on_progress=on_chunk
+        )
     )
-    totals: dict[bytes, int] = {}
+    totals: dict[bytes, int] = next(results, {})  # the first as it is: no copy
     for result in results:
         _add_into(totals, result)
     return totals

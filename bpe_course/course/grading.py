@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bpe_course.course.sandbox import Limits, Opaque, Sandbox, Stopped
+from bpe_course.course.watch import shown
 
 REPR_LIMIT = 300  # characters of an input or a result shown in a report
 STARTUP_SECONDS = 60.0  # a fresh interpreter importing the package, on a busy machine
@@ -95,8 +96,7 @@ class Exercise:
     @property
     def solution(self) -> str:
         """Where the solution lives, as a reader imports it: ``bpe_course.trainers.common.merge_word``."""
-        function = self.solution_function
-        return f"{function.__module__}.{function.__qualname__}"
+        return shown(self.solution_function)
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,14 @@ import os
 import re
 import shutil
 import tempfile
+import textwrap
 from pathlib import Path
-from types import ModuleType
 
 import nbformat
 
 from bpe_course.course.catalog import EXERCISES, get_exercise
-from bpe_course.course.stubs import replace_regions
+from bpe_course.course.stubs import global_imports, globals_read, names_in, replace_regions
+from bpe_course.course.watch import shown
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import HANDOUT_MARKER, notebooks_dir
 
@@ -84,6 +85,12 @@ def student_notebook(notebook: nbformat.NotebookNode, name: str) -> nbformat.Not
     return student
 
 
+def answer_imports(solution) -> list[str]:
+    """Import lines for every global the solution's source names (its annotations too)."""
+    source = textwrap.dedent(inspect.getsource(solution))
+    return global_imports(solution, globals_read(solution, names_in(source)))
+
+
 def answer_file(name: str) -> str:
     """The answer key of exercise ``name`` as a Python file: the course's own solution, with
     the imports it needs, defining ``name`` in the stub's signature (it passes the grader)."""
@@ -92,32 +99,14 @@ def answer_file(name: str) -> str:
     return "".join(
         [
             f'"""Answer key of the exercise {name} (notebook {exercise.notebook}): the course\'s '
-            f"own\nsolution, {solution.__module__}.{solution.__qualname__}, as it stands in the "
+            f"own\nsolution, {shown(solution)}, as it stands in the "
             "package.\n\n"
             f"`bpe-course check {name} --file THIS_FILE` grades it: it passes.\n"
             '"""\n\nfrom __future__ import annotations\n\n',
-            "".join(line + "\n" for line in imports_of(solution)),
+            "".join(line + "\n" for line in answer_imports(solution)),
             "\n\n" + inspect.getsource(solution),
         ]
     )
-
-
-def imports_of(function) -> list[str]:
-    """Import lines for the globals ``function`` reads (from its module, as it sees them)."""
-    names, codes = set(), [function.__code__]
-    while codes:
-        code = codes.pop()
-        names.update(code.co_names)
-        codes.extend(c for c in code.co_consts if inspect.iscode(c))
-    lines = []
-    for name in sorted(names & set(function.__globals__)):
-        value = function.__globals__[name]
-        if isinstance(value, ModuleType):
-            alias = "" if value.__name__ == name else f" as {name}"
-            lines.append(f"import {value.__name__}{alias}")
-        else:
-            lines.append(f"from {function.__module__} import {name}")
-    return lines
 
 
 STUDENT_README = """\

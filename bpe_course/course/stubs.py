@@ -23,6 +23,7 @@ import inspect
 import sys
 import textwrap
 import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 
@@ -87,15 +88,30 @@ def stub_imports(exercise: Exercise) -> list[str]:
     full = names_in(textwrap.dedent(inspect.getsource(function)))
     kept = names_in(function_stub(exercise))
     solutions = [e.solution_function for e in EXERCISES.values()]
-    lines: dict[tuple[str, str], tuple[set[str], bool]] = {}
-    for name in sorted((full - {function.__name__}) & set(function.__globals__)):
+    chosen = []
+    for name in globals_read(function, full):
         value = function.__globals__[name]
-        offered = name not in kept
-        if offered and not (is_standard(value) or any(value is s for s in solutions)):
+        if name not in kept and not (is_standard(value) or any(value is s for s in solutions)):
             continue  # the package's helpers are part of the answer, not of the question
-        module, kind, name = import_line(name, value, function.__module__)
-        names, noqa = lines.get((module, kind), (set(), True))
-        lines[module, kind] = (names | {name}, noqa and offered)
+        chosen.append(name)
+    return global_imports(function, chosen, offered=set(chosen) - kept)
+
+
+def globals_read(function: Callable, names: set[str]) -> list[str]:
+    """Which of ``names`` are globals of ``function``'s module (not the function itself)."""
+    return sorted((names - {function.__name__}) & set(function.__globals__))
+
+
+def global_imports(
+    function: Callable, names: Iterable[str], offered: set[str] = frozenset()
+) -> list[str]:
+    """Import lines for ``names``, globals of ``function``'s module; a line whose names are all
+    ``offered`` (not needed by what the file runs) carries ``noqa``."""
+    lines: dict[tuple[str, str], tuple[set[str], bool]] = {}
+    for name in names:
+        module, kind, imported = import_line(name, function.__globals__[name], function.__module__)
+        imported_names, noqa = lines.get((module, kind), (set(), True))
+        lines[module, kind] = (imported_names | {imported}, noqa and name in offered)
     return sorted_imports(lines)
 
 

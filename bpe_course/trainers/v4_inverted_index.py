@@ -125,7 +125,7 @@ def merge_loop(
         clock.finding()
         best = most_frequent_pair(pair_counts, vocab)  # stage 1: scan the P counts
         clock.found()
-        scan = count_scan(pair_counts, pair_to_words[best], words) if scan_stats else None
+        scan = count_scan(pair_counts, best, pair_to_words[best], words) if scan_stats else None
         clock.rewriting()  # the count above is for the callback: not part of the merge
         best_count = pair_counts[best]
         new_id = record_merge(vocab, merges, best)
@@ -138,10 +138,13 @@ def merge_loop(
 
 
 def count_scan(
-    pair_counts: Mapping[Pair, int], holders: set[int], words: Sequence[tuple[int, ...]]
+    pair_counts: Mapping[Pair, int],
+    best: Pair,
+    holders: set[int],
+    words: Sequence[tuple[int, ...]],
 ) -> ScanStats:
-    """What a merge's stages will handle: the counts scanned, the pairs tied at the top count,
-    and the tokens of the words holding the best pair. O(P + A)."""
-    top = max(pair_counts.values())
+    """What a merge's stages will handle: the counts scanned, the pairs tied at the top count
+    (the best pair's), and the tokens of the words holding the best pair. O(P + A)."""
+    top = pair_counts[best]
     tied = sum(1 for count in pair_counts.values() if count == top)
     return ScanStats(len(pair_counts), tied, sum(len(words[i]) for i in holders))

@@ -154,7 +154,7 @@ def best_pairs(
         top, _, _ = pop_best(heap, pair_counts)
         clock.found()
         if top is None:
-            warn_exhausted(index, wanted, vocab_size)
+            warn_exhausted(index, wanted, vocab_size, stacklevel=4)  # past this generator
             return
         yield index, top
 
