@@ -4,8 +4,8 @@
 (``tok``) with links to the next and previous live position (``nxt``, ``prv``; one sentinel
 position after the last word, shown as ``·``), each position's word count (``weight``), and, for
 each pair, the left positions where it was made (``site_positions``), never pruned.
-:func:`flat_trace` runs the trainer's own stages (V5's ``pop_best``, ``FlatWords.merge``,
-``push_made``) merge by merge and prints, for each, the candidates, the sites kept, the pairs lost
+:func:`flat_trace` runs the trainer's own stages (``WaitingPairs.pop_best``, ``FlatWords.merge``,
+``WaitingPairs.push_made``) merge by merge and prints, for each, the candidates, the sites kept, the pairs lost
 and made, the positions rewritten, and the position lists with their stale entries marked.
 """
 
@@ -15,8 +15,9 @@ from collections.abc import Mapping
 
 from bpe_course.course.by_hand import FOUR_WORDS, pair_text, token_text
 from bpe_course.trainers.common import Vocab, initial_vocab, record_merge
-from bpe_course.trainers.fast import FlatWords, push_made
-from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best
+from bpe_course.trainers.fast import FlatWords
+from bpe_course.trainers.v5_heap import PairKeys, build_heap
+from bpe_course.trainers.waiting import WaitingPairs
 
 
 def _cell(value: int, flat: FlatWords, vocab: Vocab, token: bool) -> str:
@@ -79,6 +80,7 @@ def flat_trace(word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3) -
     pair_counts = flat.pair_counts()
     keys = PairKeys(vocab)
     heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, vocab_size))
+    waiting = WaitingPairs(heap, keys, vocab_size)
     blocks = [
         "the flat array before any merge (· in nxt/prv: the sentinel, position "
         f"{flat.n})\n{show_flat(flat, vocab)}\n\n"
@@ -86,7 +88,7 @@ def flat_trace(word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3) -
         + show_site_positions(flat, pair_counts, vocab)
     ]
     for number in range(1, merges + 1):
-        top, _, _ = pop_best(heap, pair_counts)
+        top, _, _ = waiting.pop_best(heap, pair_counts)
         if top is None:
             blocks.append(f"merge {number}: no pair left")
             break
@@ -98,7 +100,7 @@ def flat_trace(word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3) -
         new_id = record_merge(vocab, merged, (a, b))
         keys.add_token(vocab[new_id])
         made, sites = flat.merge(best, a, b, new_id, pair_counts)
-        push_made(heap, pair_counts, best, made, keys, vocab_size)
+        waiting.push_made(heap, pair_counts, best, made)
         changed = {c for c in pair_counts if c != best and pair_counts[c] != before.get(c)}
         blocks.append(
             _merge_text(number, flat, vocab, (a, b, -neg_count), candidates, sites)

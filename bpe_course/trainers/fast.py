@@ -21,6 +21,9 @@ which a merge handles all its sites at once. The parts of that change, named:
 3. **Small merges in plain Python.** A merge with fewer than ``SMALL`` candidates (most of them,
    late in training) does the same over an ``array.array`` that shares the numpy array's memory:
    numpy's fixed cost per call would dominate.
+4. **Rare pairs wait outside the heap** (:mod:`~bpe_course.trainers.waiting`): a pair made with
+   a count below a floor goes into a bucket, and enters the heap only if the best count falls
+   to it (most never do).
 
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
 (its ``PairKeys``, ``build_heap``, ``pop_best`` by ``best_pairs``), with the same tie-break
@@ -47,7 +50,6 @@ corpus at vocab 5,000; notebook 13 draws the waterfalls):
 
 from __future__ import annotations
 
-import heapq
 from array import array
 from collections.abc import Mapping, Sequence
 
@@ -59,11 +61,11 @@ from bpe_course.trainers.common import (
     OnMerge,
     StageClock,
     Vocab,
-    heap_pair_key,
     initial_vocab,
     record_merge,
 )
 from bpe_course.trainers.v5_heap import PairKeys, best_pairs, build_heap
+from bpe_course.trainers.waiting import WaitingPairs
 
 __all__ = ["FlatWords", "merge_loop"]
 
@@ -259,27 +261,6 @@ def _runs(ordered: np.ndarray) -> tuple[list, np.ndarray]:
     return ordered[starts].tolist(), starts
 
 
-def push_made(
-    heap: list[tuple[int, bytes, int]],
-    pair_counts: dict[int, int],
-    merged: int,
-    made: Mapping[int, int],
-    keys: PairKeys,
-    base: int,
-) -> None:
-    """After the merge of ``merged``: it is dead (count 0); each pair made gets its count and one
-    heap entry (a pair is made only by the merge of its newest token, so once)."""
-    pair_counts[merged] = 0
-    heappush = heapq.heappush
-    # PairKeys.of without its call: this runs for every pair made, the loop's most frequent step
-    token_keys, id_keys = keys.token_keys, keys.id_keys
-    for pair, count in made.items():
-        pair_counts[pair] = count
-        left, right = divmod(pair, base)
-        key = heap_pair_key(token_keys[left], token_keys[right], id_keys[left], id_keys[right])
-        heappush(heap, (-count, key, pair))
-
-
 def merge_loop(
     word_counts: Mapping[bytes, int],
     vocab_size: int,
@@ -296,17 +277,20 @@ def merge_loop(
     keys = PairKeys(vocab)
     base = vocab_size
     heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
+    waiting = WaitingPairs(heap, keys, base)
     clock = StageClock(on_merge is not None)
 
-    # 1. Each merge's pair: the top entry that agrees with its live count (V5's pop_best).
-    for index, (neg_count, _, best) in best_pairs(heap, pair_counts, wanted, vocab_size, clock):
+    # 1. Each merge's pair: the top entry that agrees with its live count (V5's pop_best), once
+    # the pairs waiting below the floor are let in when the best falls to them.
+    pairs = best_pairs(heap, pair_counts, wanted, vocab_size, clock, waiting.pop_best)
+    for index, (neg_count, _, best) in pairs:
         a, b = divmod(best, base)
         new_id = record_merge(vocab, merges, (a, b))
         keys.add_token(vocab[new_id])
 
         # 2. Every site at once: the pairs lost are lowered, the pairs made come back.
         made, sites = flat.merge(best, a, b, new_id, pair_counts)
-        push_made(heap, pair_counts, best, made, keys, base)
+        waiting.push_made(heap, pair_counts, best, made)
         if on_merge is not None:
             times = clock.times()
             touched = flat.words_with(sites)

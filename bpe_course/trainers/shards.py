@@ -47,8 +47,9 @@ from bpe_course.trainers.common import (
     record_merge,
     warn_exhausted,
 )
-from bpe_course.trainers.fast import FlatWords, push_made
+from bpe_course.trainers.fast import FlatWords
 from bpe_course.trainers.v5_heap import PairKeys, best_pairs, build_heap
+from bpe_course.trainers.waiting import WaitingPairs
 
 __all__ = ["SWITCH_SITES", "WordShards", "merge_loop"]
 
@@ -288,11 +289,13 @@ def merge_loop(
         keys = PairKeys(vocab)
         base = vocab_size
         heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
+        waiting = WaitingPairs(heap, keys, base)
         recent: deque[int] = deque(maxlen=window)
         clock = StageClock(on_merge is not None)
 
         # 1. Each merge's pair: the top entry that agrees with its live count (as in fast).
-        for index, top in best_pairs(heap, pair_counts, wanted, vocab_size, clock):
+        pairs = best_pairs(heap, pair_counts, wanted, vocab_size, clock, waiting.pop_best)
+        for index, top in pairs:
             neg_count, _, best = top
             a, b = divmod(best, base)
             new_id = record_merge(vocab, merges, (a, b))
@@ -302,7 +305,7 @@ def merge_loop(
             made, sites, touched = shards.merge(
                 best, a, b, new_id, pair_counts, on_merge is not None
             )
-            push_made(heap, pair_counts, best, made, keys, base)
+            waiting.push_made(heap, pair_counts, best, made)
 
             # 3. The adaptive switch: small merges are cheaper here than a round trip away.
             recent.append(sites)

@@ -145,13 +145,15 @@ def best_pairs(
     wanted: int,
     vocab_size: int,
     clock: StageClock,
+    pop: Callable[..., tuple] = pop_best,
 ) -> Iterator[tuple[int, tuple[int, bytes, P]]]:
-    """Each merge's index and best entry, in turn, by :func:`pop_best`, until ``wanted`` merges
-    or no pair is left (then warn). Between two of them the caller merges the pair and pushes the
-    pairs it made: the loop of the trainers beyond V5, whose heaps need no compaction."""
+    """Each merge's index and best entry, in turn, by ``pop`` (:func:`pop_best`, or fast's
+    ``WaitingPairs.pop_best``), until ``wanted`` merges or no pair is left (then warn). Between
+    two of them the caller merges the pair and pushes the pairs it made: the loop of the trainers
+    beyond V5, whose heaps need no compaction."""
     for index in range(wanted):
         clock.finding()
-        top, _, _ = pop_best(heap, pair_counts)
+        top, _, _ = pop(heap, pair_counts)
         clock.found()
         if top is None:
             warn_exhausted(index, wanted, vocab_size, stacklevel=4)  # past this generator
