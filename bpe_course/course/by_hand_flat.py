@@ -94,7 +94,7 @@ def flat_trace(word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3) -
             break
         neg_count, _, best = top
         a, b = divmod(best, vocab_size)
-        candidates = list(flat.site_positions[best])
+        candidates = [int(p) for p in flat.site_positions[best]]
         before = dict(pair_counts)
         tokens = (list(flat.tok), list(flat.nxt), list(flat.prv))
         new_id = record_merge(vocab, merged, (a, b))

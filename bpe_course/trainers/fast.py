@@ -103,8 +103,10 @@ class FlatWords:
         self.nxt, self.nxt_np = _shared(nxt)
         self.prv, self.prv_np = _shared(prv)
         self.weight, self.weight_np = _shared(weight)
-        self.owner = array("q", owner.tobytes())
-        self.site_positions: dict[int, list[int]] = {}
+        self.owner, _ = _shared(owner)
+        # a pair's left positions: a numpy slice for the pairs of bytes (one sorted array holds
+        # them all), a list for the pairs merges make (appended to, in Python)
+        self.site_positions: dict[int, np.ndarray | list[int]] = {}
 
     def pair_counts(self) -> dict[int, int]:
         """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``."""
@@ -114,13 +116,12 @@ class FlatWords:
         totals = np.bincount(codes, weights=self.weight_np[left], minlength=65536)
         order = np.argsort(codes, kind="stable")  # a radix sort: left positions by pair, in order
         found = np.flatnonzero(totals)
-        ends = np.cumsum(np.bincount(codes, minlength=65536))[found].tolist()
-        positions = left[order].tolist()
+        ends = np.cumsum(np.bincount(codes, minlength=65536))[found]
+        starts = np.concatenate(([0], ends[:-1])).tolist()
+        positions = left[order]  # sliced, not made a list: a million Python ints cost 50 ms
         pairs = ((found // 256) * self.base + found % 256).tolist()
-        start = 0
-        for pair, end in zip(pairs, ends):
+        for pair, start, end in zip(pairs, starts, ends.tolist()):
             self.site_positions[pair] = positions[start:end]
-            start = end
         return dict(zip(pairs, totals[found].astype(np.int64).tolist()))
 
     def merge(
@@ -130,6 +131,8 @@ class FlatWords:
         lost in ``pair_counts``; return the pairs made with their counts, and the sites."""
         candidates = self.site_positions.pop(pair)
         if len(candidates) < SMALL:
+            if isinstance(candidates, np.ndarray):
+                candidates = candidates.tolist()
             return self._merge_few(candidates, a, b, new, pair_counts)
         return self._merge_many(np.asarray(candidates), a, b, new, pair_counts)
 
@@ -233,7 +236,8 @@ class FlatWords:
 
 def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
     """An ``array.array`` and a numpy view of the same memory: one copy, two fast ways in."""
-    plain = array("q", values.tobytes())
+    plain = array("q")
+    plain.frombytes(memoryview(values).cast("B"))  # straight from numpy's memory: no bytes made
     return plain, np.frombuffer(plain, dtype=np.int64)
 
 
