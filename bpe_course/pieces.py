@@ -105,14 +105,18 @@ _WIDE_SPACES += "\u2028\u2029\u202f\u205f\u3000"
 # Any of them as UTF-8 bytes, as a pattern; and as patterns that each start with one literal byte:
 # the ASCII ones but the space, then the wide ones by their first byte.
 _SPACE_CHAR = b"|".join(re.escape(c.encode("utf-8")) for c in " \t\n\x0b\x0c\r" + _WIDE_SPACES)
-_ASCII_SPACE_BYTES = [re.escape(c) for c in (b"\t", b"\n", b"\x0b", b"\x0c", b"\r")]
+# (its first byte, the pattern): a text without that byte needs no scan
+_ASCII_SPACE_BYTES = [(c, re.escape(c)) for c in (b"\t", b"\n", b"\x0b", b"\x0c", b"\r")]
 _WIDE_SPACE_BYTES = [
-    re.escape(bytes((lead,)))
-    + b"(?:"
-    + b"|".join(
-        re.escape(c.encode("utf-8")[1:]) for c in _WIDE_SPACES if c.encode("utf-8")[0] == lead
+    (
+        bytes((lead,)),
+        re.escape(bytes((lead,)))
+        + b"(?:"
+        + b"|".join(
+            re.escape(c.encode("utf-8")[1:]) for c in _WIDE_SPACES if c.encode("utf-8")[0] == lead
+        )
+        + b")",
     )
-    + b")"
     for lead in sorted({c.encode("utf-8")[0] for c in _WIDE_SPACES})
 ]
 # Last bytes a piece ending in whitespace can have: only such pieces are looked at closer.
@@ -152,8 +156,12 @@ class PieceCounter:
         after = b"|".join([_SPACE_CHAR, *map(re.escape, self.special_bytes), rb"\Z"])
         self._unsafe_after = re.compile(b"(?:" + after + b")")
         self._spaces = re.compile(b"   *")  # two literal spaces first: found faster than "  +"
-        self._unsafe_ascii = [re.compile(c + b" (?=" + after + b")") for c in _ASCII_SPACE_BYTES]
-        self._unsafe_wide = [re.compile(c + b" (?=" + after + b")") for c in _WIDE_SPACE_BYTES]
+        self._unsafe_ascii = [
+            (lead, re.compile(c + b" (?=" + after + b")")) for lead, c in _ASCII_SPACE_BYTES
+        ]
+        self._unsafe_wide = [
+            (lead, re.compile(c + b" (?=" + after + b")")) for lead, c in _WIDE_SPACE_BYTES
+        ]
 
     def add(self, data: bytes) -> None:
         """Count the pieces of one UTF-8 text (all of it: a text is never cut inside)."""
@@ -203,9 +211,13 @@ class PieceCounter:
             found += range(start + 1, end - 1)
             if self._unsafe_after.match(data, end):
                 found.append(end - 1)
+        # A scan is skipped when its first byte is not in the text at all: ``in`` (memchr) finds
+        # that out twenty times faster than the scan would (most texts have no tab, no form
+        # feed, no carriage return).
         patterns = self._unsafe_ascii if data.isascii() else self._unsafe_ascii + self._unsafe_wide
-        for pattern in patterns:
-            found += [match.end() - 1 for match in pattern.finditer(data)]
+        for lead, pattern in patterns:
+            if lead in data:
+                found += [match.end() - 1 for match in pattern.finditer(data)]
         return sorted(found)
 
     def pretokens(self) -> dict[bytes, int]:
