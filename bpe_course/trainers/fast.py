@@ -12,8 +12,8 @@ which a merge handles all its sites at once. The parts of that change, named:
    still hold ``a`` followed by ``b``, then for all sites together:
 
    - the pairs lost, ``(x, a)`` and ``(b, y)``, and made, ``(x, N)`` and ``(N, y)``, weighted by
-     the words' counts, summed per pair (``unique`` + ``bincount``): Python sees each changed pair
-     once;
+     the words' counts, summed per neighbour token (a lost pair and the pair made in its place
+     share ``x``, or ``y``: one stable sort groups both): Python sees each changed pair once;
    - two sites side by side (``a b a b``) share their middle: ``(b, a)`` is lost and ``(N, N)``
      made; for ``a == b`` the runs ``a a a`` keep every other candidate, left to right, as
      ``merge_word``;
@@ -183,51 +183,50 @@ class FlatWords:
         right = nxt[sites]
         left_of, right_of = prv[sites], nxt[right]
         x, y, weight = tok[left_of], tok[right_of], self.weight_np[sites]
-        # a site whose left neighbour is the previous site's right token: they touch
-        touch = np.zeros(len(sites) + 1, dtype=bool)
-        touch[1:-1] = right[:-1] == left_of[1:]
-        left_side = (x >= 0) & ~touch[:-1]
-        right_side = (y >= 0) & ~touch[1:]
-        middle = touch[1:]
-        n_middle = int(middle.sum())
-        weights = np.concatenate((weight[left_side], weight[right_side], weight[middle]))
-        lost = np.concatenate(
-            (x[left_side] * base + a, b * base + y[right_side], np.full(n_middle, b * base + a))
-        )
-        for code, amount in zip(*_sum_by_code(lost, weights)):
-            pair_counts[code] -= amount
-        made = np.concatenate(
-            (
-                x[left_side] * base + new,
-                new * base + y[right_side],
-                np.full(n_middle, new * base + new),
-            )
-        )
-        at = np.concatenate((left_of[left_side], sites[right_side], sites[middle]))
-        made_counts = self._group_made(made, weights, at)
+        # sites k and k + 1 touch (a b a b) when k's right token is k + 1's left neighbour
+        touch = right[:-1] == left_of[1:]
+        left_side, right_side = x >= 0, y >= 0
+        left_side[1:] &= ~touch
+        right_side[:-1] &= ~touch
+        # One stable sort groups both sides: (x, a) -> (x, N) by x, (b, y) -> (N, y) by y
+        # (offset by base, past every token id), each group's positions still in order.
+        keys = np.concatenate((x[left_side], y[right_side] + base))
+        made: dict[int, int] = {}
+        site_positions = self.site_positions
+        if len(keys) == 0:  # every site is a whole word
+            neighbours, totals, ends, positions = [], [], [], []
+        else:
+            order = np.argsort(keys, kind="stable")
+            ordered = keys[order]
+            starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+            neighbours = ordered[starts].tolist()
+            weights = np.concatenate((weight[left_side], weight[right_side]))[order]
+            totals = np.add.reduceat(weights, starts).tolist()
+            positions = np.concatenate((left_of[left_side], sites[right_side]))[order].tolist()
+            ends = [*starts[1:].tolist(), len(positions)]
+        start = 0
+        for neighbour, total, end in zip(neighbours, totals, ends):
+            if neighbour < base:  # (x, a) lost, (x, N) made
+                pair_counts[neighbour * base + a] -= total
+                code = neighbour * base + new
+            else:  # (b, y) lost, (N, y) made
+                pair_counts[b * base + neighbour - base] -= total
+                code = new * base + neighbour - base
+            made[code] = total
+            site_positions[code] = positions[start:end]  # one list, sliced: no array per pair
+            start = end
+        if touch.any():  # the middle of a b a b: (b, a) lost, (N, N) made
+            middle = np.flatnonzero(touch)
+            total = int(weight[middle].sum())
+            pair_counts[b * base + a] -= total
+            made[new * base + new] = total
+            site_positions[new * base + new] = sites[middle].tolist()
         # rewrite: the new token at each site, its right token unlinked
         tok[sites] = new
         tok[right] = -1
         nxt[sites] = right_of
         prv[right_of] = sites  # word ends write the sentinel's prv: never read
-        return made_counts, sites
-
-    def _group_made(self, made: np.ndarray, weights: np.ndarray, at: np.ndarray) -> dict[int, int]:
-        """Counts of the pairs made, and their positions (in order) into ``site_positions``."""
-        if len(made) == 0:
-            return {}
-        # one stable sort: pairs in groups, each group's positions still in order
-        order = np.argsort(made, kind="stable")
-        codes, starts = _runs(made[order])
-        totals = np.add.reduceat(weights[order], starts).tolist()
-        positions = at[order].tolist()  # one list, sliced per pair: no array per pair
-        ends = [*starts[1:].tolist(), len(positions)]
-        site_positions = self.site_positions
-        start = 0
-        for code, end in zip(codes, ends):
-            site_positions[code] = positions[start:end]
-            start = end
-        return dict(zip(codes, totals))
+        return made, sites
 
     def words_with(self, sites) -> int:
         owner = self.owner
@@ -249,20 +248,6 @@ def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:
     index = np.arange(len(sites))
     starts = np.maximum.accumulate(np.where(np.concatenate(([True], ~chained)), index, 0))
     return sites[(index - starts) % 2 == 0]
-
-
-def _sum_by_code(codes: np.ndarray, weights: np.ndarray) -> tuple[list, list]:
-    if len(codes) == 0:
-        return [], []
-    order = np.argsort(codes)
-    unique, starts = _runs(codes[order])
-    return unique, np.add.reduceat(weights[order], starts).tolist()
-
-
-def _runs(ordered: np.ndarray) -> tuple[list, np.ndarray]:
-    """The distinct values of a sorted array (as a list) and where each run of them starts."""
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    return ordered[starts].tolist(), starts
 
 
 def merge_loop(
