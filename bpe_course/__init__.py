@@ -7,7 +7,6 @@
 import bpe_course.reference  # noqa: F401  (registers the posts' trainers)
 from bpe_course.api import train_bpe
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
-from bpe_course.tokenizer import Tokenizer
 from bpe_course.trainers import TRAINERS, VERSIONS, get_trainer
 
 __version__ = "0.1.0"
@@ -21,3 +20,12 @@ __all__ = [
     "get_trainer",
     "train_bpe",
 ]
+
+
+def __getattr__(name: str):
+    # The tokenizer loads when asked for: a training run does not use it.
+    if name == "Tokenizer":
+        from bpe_course.tokenizer import Tokenizer
+
+        return Tokenizer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

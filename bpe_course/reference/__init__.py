@@ -8,20 +8,29 @@ package, so they are registered whatever one imports).
 
 from __future__ import annotations
 
-from bpe_course.reference import post_v4, post_v5, v0_stream
 from bpe_course.trainers import Trainer, register
 
 # Not course versions: designs the course measures itself against, exact like the versions.
 REFERENCE_TRAINERS: dict[str, Trainer] = {
     t.name: t
     for t in [
-        Trainer("v0", "V0 pretoken stream (as minbpe)", v0_stream, False, track="reference"),
-        Trainer("post_v4", "V4 as in the V1-V5 post", post_v4, True, track="reference"),
-        Trainer("post_v5", "V5 as in the V1-V5 post", post_v5, True, track="reference"),
+        Trainer(
+            "v0",
+            "V0 pretoken stream (as minbpe)",
+            f"{__name__}.v0_stream",
+            False,
+            track="reference",
+        ),
+        Trainer(
+            "post_v4", "V4 as in the V1-V5 post", f"{__name__}.post_v4", True, track="reference"
+        ),
+        Trainer(
+            "post_v5", "V5 as in the V1-V5 post", f"{__name__}.post_v5", True, track="reference"
+        ),
         Trainer(
             "post_v5_nogc",
             "post's V5, GC off",
-            post_v5,
+            f"{__name__}.post_v5",
             True,
             loop="merge_loop_gc_off",
             track="reference",

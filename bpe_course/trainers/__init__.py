@@ -11,6 +11,7 @@ benchmark and the tests run them alike; nothing here imports them.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -18,17 +19,6 @@ from types import ModuleType
 from bpe_course import pretokenize
 from bpe_course.errors import BPEInputError
 from bpe_course.pieces import count_words_by_pieces
-from bpe_course.trainers import (
-    fast,
-    fast_max,
-    shards,
-    sites,
-    v1_naive,
-    v2_incremental,
-    v3_parallel,
-    v4_inverted_index,
-    v5_heap,
-)
 from bpe_course.trainers.common import MergeLoop
 
 WordCounter = Callable[..., dict[bytes, int]]  # count_words(path, special_tokens, workers, ...)
@@ -38,32 +28,42 @@ WordCounter = Callable[..., dict[bytes, int]]  # count_words(path, special_token
 class Trainer:
     name: str  # what the API, the CLI and the benchmark call it
     title: str  # what a figure or a table calls it
-    module: ModuleType  # where its merge loop lives (the notebooks show its source)
+    module_name: str  # where its merge loop lives, imported when first asked for (see below)
     parallel: bool  # pretokenize on several processes
     loop: str = "merge_loop"  # the merge loop's name in the module
     count_words: WordCounter = pretokenize.count_words  # its pretokenizer: the pattern on chunks
     track: str = "ladder"  # "ladder" (one change a rung), "beyond V5" or "reference"
 
     @property
+    def module(self) -> ModuleType:
+        """The module of its merge loop (the notebooks show its source). Imported on first use,
+        not with the registry: a run of one trainer loads that one (numpy alone is 60 ms)."""
+        return importlib.import_module(self.module_name)
+
+    @property
     def merge_loop(self) -> MergeLoop:
         return getattr(self.module, self.loop)
+
+
+def _here(module: str) -> str:
+    return f"bpe_course.trainers.{module}"
 
 
 TRAINERS: dict[str, Trainer] = {
     t.name: t
     for t in [
-        Trainer("v1", "V1 naive", v1_naive, parallel=False),
-        Trainer("v2", "V2 incremental", v2_incremental, parallel=False),
-        Trainer("v3", "V3 parallel", v3_parallel, parallel=True),
-        Trainer("v4", "V4 inverted index", v4_inverted_index, parallel=True),
-        Trainer("v5", "V5 heap", v5_heap, parallel=True),
-        Trainer("fastmax", "V4 + SortedDict (fast max)", fast_max, parallel=True),
+        Trainer("v1", "V1 naive", _here("v1_naive"), parallel=False),
+        Trainer("v2", "V2 incremental", _here("v2_incremental"), parallel=False),
+        Trainer("v3", "V3 parallel", _here("v3_parallel"), parallel=True),
+        Trainer("v4", "V4 inverted index", _here("v4_inverted_index"), parallel=True),
+        Trainer("v5", "V5 heap", _here("v5_heap"), parallel=True),
+        Trainer("fastmax", "V4 + SortedDict (fast max)", _here("fast_max"), parallel=True),
         # Beyond V5: several changes each, named in the title (notebook 13 measures them in three
         # steps: pieces, then sites' merge loop, then fast's)
         Trainer(
             "sites",
             "V5 + merge sites, words as str, numpy index, pieces",
-            sites,
+            _here("sites"),
             parallel=True,
             count_words=count_words_by_pieces,
             track="beyond V5",
@@ -71,7 +71,7 @@ TRAINERS: dict[str, Trainer] = {
         Trainer(
             "fast",
             "sites + flat numpy arrays",
-            fast,
+            _here("fast"),
             parallel=True,
             count_words=count_words_by_pieces,
             track="beyond V5",
@@ -79,7 +79,7 @@ TRAINERS: dict[str, Trainer] = {
         Trainer(
             "shards",
             "fast + merge workers on word shards",
-            shards,
+            _here("shards"),
             parallel=True,
             count_words=count_words_by_pieces,
             track="beyond V5",
