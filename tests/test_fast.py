@@ -50,3 +50,18 @@ def test_many_runs_take_the_numpy_path() -> None:
         events = []
         assert fast.merge_loop(word_counts, 256 + 40, on_merge=events.append) == expected
     assert events[0].pair == (b"a", b"a") and events[0].words_touched == len(word_counts)
+
+
+def test_the_collector_is_off_while_the_loop_runs_and_back_on_after() -> None:
+    import gc
+
+    seen = []
+    assert gc.isenabled()
+    fast.merge_loop({b"abab": 3, b"ab": 2}, 258, on_merge=lambda event: seen.append(gc.isenabled()))
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()  # a caller that turned it off keeps it off
+    try:
+        fast.merge_loop({b"abab": 3}, 257)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

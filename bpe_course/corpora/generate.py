@@ -12,10 +12,10 @@ own partial file; the first to finish publishes it and the other keeps that one.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from bpe_course.collector import collector_paused
 from bpe_course.errors import BPEInputError
 from bpe_course.files import partial_path, publish, remove_stale_partials
 from bpe_course.pretokenize import END_OF_TEXT
@@ -64,40 +64,37 @@ def write_generated(
     remove_stale_partials(path)
     partial = None
     bar = _bar(progress, size, f"generate {shape}")
-    # The blocks hold no reference cycles; the collector would only walk the fragment lists.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        partial = partial_path(path)
-        with open(partial, "wb") as out:
-            written = 0
-            for block in blocks:
-                room = size - written
-                last = len(block) >= room  # this block fills the file: cut it, then stop
-                if last:
-                    block = block[: _last_document_end(block, room)]
-                    if not block and not written:
-                        raise BPEInputError(
-                            f"the first {shape} document is longer than {size} bytes; "
-                            "ask for a larger size"
-                        )
-                out.write(block)
-                written += len(block)
-                if bar is not None:
-                    bar.update(len(block))
-                if last:
-                    break
-        if bar is not None:
-            bar.total = written  # whole documents end a little before the size asked for
-        publish(partial, path, keep_existing=True)
+        # the blocks hold no reference cycles: the collector would only walk the fragment lists
+        with collector_paused():
+            partial = partial_path(path)
+            with open(partial, "wb") as out:
+                written = 0
+                for block in blocks:
+                    room = size - written
+                    last = len(block) >= room  # this block fills the file: cut it, then stop
+                    if last:
+                        block = block[: _last_document_end(block, room)]
+                        if not block and not written:
+                            raise BPEInputError(
+                                f"the first {shape} document is longer than {size} bytes; "
+                                "ask for a larger size"
+                            )
+                    out.write(block)
+                    written += len(block)
+                    if bar is not None:
+                        bar.update(len(block))
+                    if last:
+                        break
+            if bar is not None:
+                bar.total = written  # whole documents end a little before the size asked for
+            publish(partial, path, keep_existing=True)
     except OSError as err:
         raise BPEInputError(
             f"could not write {path}: {err.strerror}; free some disk space (or set "
             "BPE_COURSE_DATA to another folder) and try again"
         ) from None
     finally:
-        if collecting:
-            gc.enable()
         if bar is not None:
             bar.close()
         if partial is not None:

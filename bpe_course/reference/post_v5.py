@@ -31,11 +31,11 @@ trap). As in :mod:`~bpe_course.reference.post_v4`, the ids end the key.
 
 from __future__ import annotations
 
-import gc
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bpe_course.collector import collector_paused
 from bpe_course.reference import post_v4
 from bpe_course.trainers import v4_inverted_index as course_v4
 from bpe_course.trainers.common import (
@@ -154,14 +154,8 @@ def merge_loop(
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges, with the V5 ``design`` describes
     (by default the post's V5 as published)."""
-    collecting = gc.isenabled()
-    if not design.collector:
-        gc.disable()
-    try:
+    with collector_paused(not design.collector):
         return _heap_loop(word_counts, vocab_size, special_tokens, on_merge, design)
-    finally:
-        if collecting and not design.collector:
-            gc.enable()
 
 
 def _heap_loop(

@@ -24,6 +24,10 @@ which a merge handles all its sites at once. The parts of that change, named:
 4. **Rare pairs wait outside the heap** (:mod:`~bpe_course.trainers.waiting`): a pair made with
    a count below a floor goes into a bucket, and enters the heap only if the best count falls
    to it (most never do).
+5. **No cycle collector while the loop runs** (:mod:`~bpe_course.collector`): the loop makes no
+   reference cycles, and the collector's walks over the position lists cost 12-15% of it (merge
+   loop CPU on the 21.5 MB counts at vocab 5,000, collector on / off in turn, 3 rounds: wide
+   0.74-0.78 / 0.65-0.66 s, gcide 0.92-0.98 / 0.78-0.81 s).
 
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
 (its ``PairKeys``, ``build_heap``, ``pop_best`` by ``best_pairs``), with the same tie-break
@@ -55,6 +59,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from bpe_course.collector import collector_paused
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
@@ -257,31 +262,33 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    vocab, merges = initial_vocab(special_tokens), []
-    wanted = vocab_size - len(vocab)  # valid: checked by the API
-    words = [word for word in word_counts if len(word) > 1]  # none: no pair, the heap is empty
-    flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
-    del words
-    pair_counts = flat.pair_counts()
-    keys = PairKeys(vocab)
-    base = vocab_size
-    heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
-    waiting = WaitingPairs(heap, keys, base)
-    clock = StageClock(on_merge is not None)
+    # no reference cycles are made here (change 5 above): the collector is off
+    with collector_paused():
+        vocab, merges = initial_vocab(special_tokens), []
+        wanted = vocab_size - len(vocab)  # valid: checked by the API
+        words = [word for word in word_counts if len(word) > 1]  # none: no pair, the heap is empty
+        flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
+        del words
+        pair_counts = flat.pair_counts()
+        keys = PairKeys(vocab)
+        base = vocab_size
+        heap = build_heap(pair_counts, keys, ids=lambda pair: divmod(pair, base))
+        waiting = WaitingPairs(heap, keys, base)
+        clock = StageClock(on_merge is not None)
 
-    # 1. Each merge's pair: the top entry that agrees with its live count (V5's pop_best), once
-    # the pairs waiting below the floor are let in when the best falls to them.
-    pairs = best_pairs(heap, pair_counts, wanted, vocab_size, clock, waiting.pop_best)
-    for index, (neg_count, _, best) in pairs:
-        a, b = divmod(best, base)
-        new_id = record_merge(vocab, merges, (a, b))
-        keys.add_token(vocab[new_id])
+        # 1. Each merge's pair: the top entry that agrees with its live count (V5's pop_best), once
+        # the pairs waiting below the floor are let in when the best falls to them.
+        pairs = best_pairs(heap, pair_counts, wanted, vocab_size, clock, waiting.pop_best)
+        for index, (neg_count, _, best) in pairs:
+            a, b = divmod(best, base)
+            new_id = record_merge(vocab, merges, (a, b))
+            keys.add_token(vocab[new_id])
 
-        # 2. Every site at once: the pairs lost are lowered, the pairs made come back.
-        made, sites = flat.merge(best, a, b, new_id, pair_counts)
-        waiting.push_made(heap, pair_counts, best, made)
-        if on_merge is not None:
-            times = clock.times()
-            touched = flat.words_with(sites)
-            on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
+            # 2. Every site at once: the pairs lost are lowered, the pairs made come back.
+            made, sites = flat.merge(best, a, b, new_id, pair_counts)
+            waiting.push_made(heap, pair_counts, best, made)
+            if on_merge is not None:
+                times = clock.times()
+                touched = flat.words_with(sites)
+                on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
     return vocab, merges

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from bpe_course.collector import collector_paused
 from bpe_course.errors import WorkerDiedError
 from bpe_course.pool import exit_with_parent
 from bpe_course.trainers.common import (
@@ -283,7 +284,8 @@ def merge_loop(
         return vocab, merges
     workers = max(1, min(workers or os.cpu_count() or 1, len(words)))
     counts = [word_counts[w] for w in words]
-    with WordShards(words, counts, vocab_size, workers, start_method) as shards:
+    # as in fast, no reference cycles: the collector is off in this process
+    with collector_paused(), WordShards(words, counts, vocab_size, workers, start_method) as shards:
         del words, counts
         pair_counts = shards.pair_counts()
         keys = PairKeys(vocab)
