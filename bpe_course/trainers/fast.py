@@ -291,4 +291,6 @@ def merge_loop(
                 times = clock.times()
                 touched = flat.words_with(sites)
                 on_merge(MergeEvent(index, new_id, merges[-1], -neg_count, touched, **times))
+        # freed while the collector is off: back on, its first pass would walk them all
+        del flat, heap, waiting, pair_counts, pairs
     return vocab, merges
