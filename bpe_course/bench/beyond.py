@@ -18,7 +18,7 @@ import pandas as pd
 STEPS = (
     ("count pieces, then the pattern", "pretokenize_s", "v5", "fast"),
     ("merge sites, words as str", "merge_s", "v5", "sites"),
-    ("flat arrays, numpy for big merges", "merge_s", "sites", "fast"),
+    ("fast's merge loop (its five changes)", "merge_s", "sites", "fast"),
 )
 
 
