@@ -85,7 +85,9 @@ def test_equal_counts_never_straddle_the_floor() -> None:
     waiting.push_made(heap, pair_counts, ab, {made: 32})
     assert made in {entry[2] for entry in heap}
     first = waiting.pop_best(heap, pair_counts)[0]
-    assert -first[0] == 32 and first[2] == min((cd, made), key=waiting._key)
+    assert -first[0] == 32 and first[2] == min(
+        (cd, made), key=lambda p: waiting.keys.of(*divmod(p, base))
+    )
 
 
 def test_fast_pushes_fewer_entries_than_pairs_made() -> None:

@@ -4,9 +4,10 @@
 (``tok``) with links to the next and previous live position (``nxt``, ``prv``; one sentinel
 position after the last word, shown as ``·``), each position's word count (``weight``), and, for
 each pair, the left positions where it was made (``site_positions``), never pruned.
-:func:`flat_trace` runs the trainer's own stages (``WaitingPairs.pop_best``, ``FlatWords.merge``,
-``WaitingPairs.push_made``) merge by merge and prints, for each, the candidates, the sites kept, the pairs lost
-and made, the positions rewritten, and the position lists with their stale entries marked.
+:func:`flat_trace` runs the trainer's own stages (``WaitingPairs.pop_best``,
+``FlatWords.merge``, ``WaitingPairs.push_made``) merge by merge and prints, for each, the
+candidates, the sites kept, the pairs lost and made, the positions rewritten, and the position
+lists with their stale entries marked.
 """
 
 from __future__ import annotations

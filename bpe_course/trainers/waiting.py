@@ -25,7 +25,6 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping
 
-from bpe_course.trainers.common import heap_pair_key
 from bpe_course.trainers.v5_heap import PairKeys, pop_best
 
 __all__ = ["WaitingPairs"]
@@ -55,7 +54,7 @@ class WaitingPairs:
         for pair, count in made.items():
             pair_counts[pair] = count
             if count >= floor:
-                heapq.heappush(heap, (-count, self._key(pair), pair))
+                heapq.heappush(heap, (-count, self.keys.of(*divmod(pair, self.base)), pair))
             else:
                 buckets[count.bit_length()].append(pair)
 
@@ -78,22 +77,14 @@ class WaitingPairs:
     def _lower_floor(
         self, heap: list[tuple[int, bytes, int]], pair_counts: Mapping[int, int], floor: int
     ) -> None:
-        heappush, get = heapq.heappush, pair_counts.get
+        heappush, get, key_of, base = heapq.heappush, pair_counts.get, self.keys.of, self.base
         for bucket in self.buckets[floor.bit_length() :]:
             for pair in bucket:
                 count = get(pair, 0)
                 if count:
-                    heappush(heap, (-count, self._key(pair), pair))
+                    heappush(heap, (-count, key_of(*divmod(pair, base)), pair))
             bucket.clear()
         self.floor = floor
-
-    def _key(self, pair: int) -> bytes:
-        # PairKeys.of without its call: this runs for every pair pushed
-        left, right = divmod(pair, self.base)
-        keys = self.keys
-        return heap_pair_key(
-            keys.token_keys[left], keys.token_keys[right], keys.id_keys[left], keys.id_keys[right]
-        )
 
 
 def _power_of_two_at_most(count: int) -> int:
