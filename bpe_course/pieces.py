@@ -2,9 +2,10 @@
 
 One ``findall`` of the GPT-2 pattern runs at a few MB/s per core, and it is most of the time a
 fast trainer spends on a large corpus. But text repeats: split the UTF-8 bytes at single spaces
-with C-speed ``bytes.split`` and count equal pieces with ``Counter``, then run the pattern once per
-*distinct* piece and scale its pretokens by the piece's count (the same idea as counting equal
-words before merging).
+and count equal pieces (``Counter(data.split(b" "))`` says it in one line; the counts are kept in
+numpy, :mod:`bpe_course.piece_table`, which gives the same counts faster), then run the pattern
+once per *distinct* piece and scale its pretokens by the piece's count (the same idea as counting
+equal words before merging).
 
 Why that is exact. A space at index ``i`` is a *cut* of the pattern (a pretoken ends just before
 it, and what comes after does not depend on what came before) when
@@ -56,10 +57,14 @@ stories, 21.5 MB (52,760)           0.91 -> 0.92  0.20 -> 0.10   1.11 -> 1.02
   ASCII bytes) instead of one call per piece with a shortcut for simple pieces.
 - ``add``: the spaces that may not be cuts found by patterns, not by a Python loop over each
   ``"  "`` (the dictionary has 83,000 double spaces); no change where there are none.
-- What is left is the floor of this design in CPython: ``bytes.split`` plus ``Counter`` (hashing
-  every piece) is most of ``add``, and ``findall`` plus counting the pretokens most of
-  ``pretokens``. Each worker runs ``pretokens`` on its own distinct pieces, so pieces that two
-  workers both hold are split twice.
+- ``add``, later: the pieces counted by sorting their bytes as integer keys in numpy
+  (:mod:`bpe_course.piece_table`) instead of hashing each into a ``Counter``. Same measurement
+  on a quiet machine (three rounds, the two in turn, ``add`` then ``pretokens``): wide
+  0.76-0.81 -> 0.35-0.37 s, dictionary 0.73-0.75 -> 0.46-0.50 s, stories 0.48-0.51 -> 0.30-0.32 s;
+  ``pretokens`` 0-10 % slower (its pieces are now made from the table's keys).
+- What is left: ``findall`` plus counting the pretokens is most of ``pretokens``. Each worker
+  runs ``pretokens`` on its own distinct pieces, so pieces that two workers both hold are split
+  twice.
 The dictionary stand-in is ``bpe-course data dictionary --size 21MB`` (Debian's ``dict-gcide``).
 """
 
@@ -75,6 +80,7 @@ from pathlib import Path
 import regex
 
 from bpe_course.cuts import plan_chunks
+from bpe_course.piece_table import PieceTable
 from bpe_course.pretokenize import (
     GPT2_REGEX,
     MIN_BYTES_PER_WORKER,
@@ -86,9 +92,10 @@ from bpe_course.pretokenize import (
 
 # Chunks are small so each worker holds only a few MB of split strings at a time.
 CHUNK_BYTES = 4_000_000
-# Distinct pieces a worker keeps before it turns them into pretoken counts (about 150 bytes each
-# in the Counter): the bound on a worker's memory besides the distinct words.
-MAX_PIECES = 1_000_000
+# Distinct pieces a worker keeps before it turns them into pretoken counts (16 to 32 bytes each
+# in the table's arrays, about 150 for the few longer than 16 bytes, in a Counter): the bound on a
+# worker's memory besides the distinct words.
+MAX_PIECES = 4_000_000
 _SCAN_BLOCK = 1 << 16
 _CUT = re.compile(rb"[0-9A-Za-z] ")  # ASCII: never part of a multi-byte UTF-8 character
 _WHITESPACE = regex.compile(r"\s")  # the pattern's own idea of whitespace (not str.isspace)
@@ -147,7 +154,7 @@ class PieceCounter:
         # the special tokens an ASCII text can hold, for the stdlib pattern on bytes
         self.ascii_special_bytes = tuple(t for t in self.special_bytes if t.isascii())
         self.ascii_special = _bytes_alternation(self.ascii_special_bytes)
-        self.pieces: Counter[bytes] = Counter()
+        self.pieces = PieceTable()
         self.direct: Counter[str] = Counter()  # of the glued stretches and first pieces
         self._space: dict[bytes, bool] = {}
         # a space after whitespace, before whitespace, a special token or the end: maybe no cut.
@@ -166,10 +173,10 @@ class PieceCounter:
     def add(self, data: bytes) -> None:
         """Count the pieces of one UTF-8 text (all of it: a text is never cut inside)."""
         pieces = self.pieces
-        pieces.update(data.split(b" "))  # an iterable, not a mapping: counted in C, in place
+        pieces.add_pieces(data)
         space = data.find(b" ")
         first = data if space < 0 else data[:space]
-        pieces[first] -= 1  # counted below without the space that the others have
+        pieces.add(first, -1)  # counted below without the space that the others have
         first_done = False
         invalid = self._unsafe_spaces(data)
         k = 0
@@ -186,7 +193,7 @@ class PieceCounter:
                 first_done = True
                 glued = glued[1:]  # the first piece was taken off already
             for piece in glued:
-                pieces[piece] -= 1
+                pieces.add(piece, -1)
             self._add_segment(data[max(start, 0) : end])
         if not first_done:
             self._add_segment(first)
@@ -232,12 +239,12 @@ class PieceCounter:
         Raises ``UnicodeDecodeError`` if a piece is not UTF-8 (callers say where in the file).
         """
         counts: Counter[bytes] = Counter()
-        groups, alone = self._group_by_count()
-        for count, group in groups.items():
-            for start in range(0, len(group), _BATCH):  # batches: the pretokens of one at a time
-                self._add_group(counts, group[start : start + _BATCH], count)
-        for piece, count in alone:
-            _add_scaled(counts, self._split_text(b" " + piece), count)
+        for batch in self.pieces.items(_BATCH):  # batches: the pretokens of one at a time
+            groups, alone = self._group_by_count(batch)
+            for count, group in groups.items():
+                self._add_group(counts, group, count)
+            for piece, count in alone:
+                _add_scaled(counts, self._split_text(b" " + piece), count)
         for token, count in self.direct.items():
             counts[token.encode("utf-8")] += count
         return counts
@@ -253,18 +260,15 @@ class PieceCounter:
         others = b" " + b" ".join(filterfalse(bytes.isascii, group))
         _add_scaled(counts, self._split_text(others), count)
 
-    def _group_by_count(self) -> tuple[dict[int, list[bytes]], list[tuple[bytes, int]]]:
+    def _group_by_count(
+        self, pieces: list[tuple[bytes, int]]
+    ) -> tuple[dict[int, list[bytes]], list[tuple[bytes, int]]]:
         """The pieces by count, and apart those that are empty or end in whitespace."""
         groups: dict[int, list[bytes]] = {}
         alone: list[tuple[bytes, int]] = []
-        empty = self.pieces.pop(b"", 0)
-        if empty > 0:
-            alone.append((b"", empty))
         may_end_in_space, is_space = _MAY_END_IN_SPACE, self._is_space
-        for piece, count in self.pieces.items():
-            if count <= 0:
-                continue
-            if may_end_in_space[piece[-1]] and is_space(_last_char(piece)):
+        for piece, count in pieces:
+            if not piece or may_end_in_space[piece[-1]] and is_space(_last_char(piece)):
                 alone.append((piece, count))
                 continue
             group = groups.get(count)
@@ -272,8 +276,6 @@ class PieceCounter:
                 groups[count] = [piece]
             else:
                 group.append(piece)
-        if empty:
-            self.pieces[b""] = empty
         return groups, alone
 
     def _split_ascii(self, text: bytes) -> list[bytes]:
