@@ -1,26 +1,29 @@
 """Counting equal pieces with numpy: a piece of up to 16 bytes is its own integer key.
 
-:class:`~bpe_course.pieces.PieceCounter` counts the pieces a text splits into at single spaces.
-``Counter(data.split(b" "))`` makes a ``bytes`` object per piece, hashes it and looks it up in a
-hash table; on text with many distinct pieces the table outgrows the processor's caches and most
+:class:`~bpe_course.pieces.PieceCounter` counts the pieces of a text: each separator byte (a
+space, a newline, a NUL where a special token was) with the bytes up to the next one. A
+``Counter`` of them makes a ``bytes`` object per piece, hashes it and looks it up in a hash
+table; on text with many distinct pieces the table outgrows the processor's caches and most
 lookups wait for memory. On the wide corpus, once 700,000 distinct pieces were held, updating the
-table took twice as long as counting the same chunks into a fresh one (0.81 s against 0.37 s for
-20 MB).
+table with ``Counter.update(data.split(b" "))`` took twice as long as counting the same chunks
+into a fresh one (0.81 s against 0.37 s for 20 MB).
 
 Here no object is made per piece. A piece of at most 8 bytes, read as a little-endian 64-bit
 integer with the bytes past its end zeroed, *is* its key; a piece of 9 to 16 bytes is two such
-integers. In a text without a NUL byte two different pieces always have different keys (the
-zeros past a piece's end cannot be bytes of the piece), so counting them is sorting: numpy sorts
-a chunk's keys and counts each run of equal ones, and the chunks' tables are summed the same way
-every few chunks. The two-integer keys are sorted by a 64-bit mix of the two and then checked
-equal within each run of equal mixes; where two keys share a mix (never seen, but possible) that
-reduction sorts by both integers instead. Longer pieces (1 to 2 % of them in the course's
-corpora) and every piece of a text that holds a NUL byte go to a ``Counter``. The counts are
-those of ``Counter(data.split(b" "))`` on every input (tests check it with hypothesis).
+integers. A piece starts with its separator and holds no NUL byte after it, so two different
+pieces always have different keys (the zeros past a piece's end cannot be bytes of the piece),
+and counting them is sorting: numpy sorts a chunk's keys and counts each run of equal ones, and
+the chunks' tables are summed the same way every few chunks. The two-integer keys are sorted by
+a 64-bit mix of the two and then checked equal within each run of equal mixes; where two keys
+share a mix (never seen, but possible) that reduction sorts by both integers instead. Longer
+pieces (1 to 2 % of them in the course's corpora) and every piece of a text with a NUL byte
+inside a piece go to a ``Counter``. The counts are those of a ``Counter`` of the same pieces on
+every input (tests check it with hypothesis).
 
-Measured on the first 100 MB of the wide 500 MB corpus in 4 MB chunks, one core, the two in turn
-(two rounds): the ``Counter`` 3.5-4.7 s, this table 1.0 s plus 0.3 s to turn its 805,141
-distinct pieces back into ``bytes``; on 100 MB of the stories 1.8-2.3 s against 0.8 s.
+Measured on the first 100 MB of the wide 500 MB corpus, split at spaces in 4 MB chunks, one core,
+the two in turn (two rounds): ``Counter.update(data.split(b" "))`` 3.5-4.7 s, this table 1.0 s
+plus 0.3 s to turn its 805,141 distinct pieces back into ``bytes``; on 100 MB of the stories
+1.8-2.3 s against 0.8 s.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["PieceTable"]
+__all__ = ["PieceTable", "piece_ends", "separator_positions"]
 
 _PAD = bytes(16)  # read past the last piece: keys are read 8 or 16 bytes at a time
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: k0 * _MIX ^ k1 spreads two keys over one
@@ -42,10 +45,11 @@ _SUM_EVERY = 1 << 20
 
 
 class PieceTable:
-    """How often each piece of ``data.split(b" ")`` occurred, over many texts.
+    """How often each piece (a separator byte and what follows it up to the next) occurred, over
+    many texts.
 
-    Pieces of 1 to 8 bytes (and the empty piece) are kept as one ``uint64`` key each, pieces of 9
-    to 16 bytes as two, longer ones in a ``Counter``; :meth:`add` takes any adjustment.
+    Pieces of 1 to 8 bytes are kept as one ``uint64`` key each, pieces of 9 to 16 bytes as two,
+    longer ones in a ``Counter``.
     """
 
     def __init__(self) -> None:
@@ -59,19 +63,27 @@ class PieceTable:
         rows = sum(len(keys) for keys, _ in self._short) + sum(len(k) for k, _ in self._mid)
         return rows + len(self.others)
 
-    def add_pieces(self, data: bytes) -> None:
-        """Count every piece of ``data.split(b" ")``, as ``Counter.update`` would."""
-        if b"\0" in data:  # a NUL byte would look like the zeros past a piece's end
-            self.others.update(data.split(b" "))
-            return
+    def add_pieces(self, data: bytes, separators: bytes = b" ") -> np.ndarray:
+        """Count every piece of ``data`` that starts at a separator byte: the separator and the
+        bytes up to the next one (so ``b"a b\\nc"`` with separators ``b" \\n"`` has the pieces
+        ``b" b"`` and ``b"\\nc"``). Return where they start, in order: the bytes before the
+        first are not counted."""
+        starts = separator_positions(data, separators)
+        self.count(data, starts, piece_ends(starts, len(data)))
+        return starts
+
+    def count(self, data: bytes, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Count the pieces ``data[starts[i]:ends[i]]``.
+
+        Keys tell pieces apart only where no piece holds a NUL byte past its first (a NUL there
+        would look like the zeros past its end): data that has one is counted by the ``Counter``.
+        """
         n = len(data)
         buffer = np.frombuffer(data + _PAD, dtype=np.uint8)
-        spaces = np.flatnonzero(buffer[:n] == 32)
-        starts = np.empty(len(spaces) + 1, dtype=np.int64)
-        starts[0], starts[1:] = 0, spaces + 1
-        lengths = np.empty_like(starts)
-        lengths[:-1], lengths[-1] = spaces, n
-        lengths -= starts
+        if b"\0" in data and _nul_inside(buffer[:n], starts, ends):
+            self.others.update([data[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
+            return
+        lengths = ends - starts
         # the 8 bytes from every position, as one (unaligned) uint64 view of the same memory
         words = np.ndarray((n + 1,), dtype="<u8", buffer=buffer, strides=(1,))
         short = lengths <= 8
@@ -84,15 +96,11 @@ class PieceTable:
         long = lengths > 16
         if long.any():
             self.others.update(
-                [data[a : a + b] for a, b in zip(starts[long].tolist(), lengths[long].tolist())]
+                [data[a:b] for a, b in zip(starts[long].tolist(), ends[long].tolist())]
             )
         self._waiting += len(starts)
         if self._waiting >= max(_SUM_EVERY, len(self._short[0][0]) + len(self._mid[0][0])):
             self._sum()
-
-    def add(self, piece: bytes, count: int) -> None:
-        """Add ``count`` (which may be negative) to the count of ``piece``."""
-        self.others[piece] += count
 
     def items(self, batch: int) -> Iterator[list[tuple[bytes, int]]]:
         """Every piece with a count above 0, as ``(piece, count)``, ``batch`` at a time (so
@@ -105,8 +113,11 @@ class PieceTable:
             live = live[np.argsort(counts[live], kind="stable")]
             for start in range(0, len(live), batch):
                 rows = live[start : start + batch]
-                raw = keys[rows].tobytes()
-                pieces = [raw[i : i + width].rstrip(b"\0") for i in range(0, len(raw), width)]
+                raw = keys[rows].tobytes()  # a piece's first byte may be NUL: never stripped
+                pieces = [
+                    raw[i : i + 1] + raw[i + 1 : i + width].rstrip(b"\0")
+                    for i in range(0, len(raw), width)
+                ]
                 yield list(zip(pieces, counts[rows].tolist()))
         rest = sorted(((p, c) for p, c in self.others.items() if c > 0), key=lambda pc: pc[1])
         for start in range(0, len(rest), batch):
@@ -117,7 +128,7 @@ class PieceTable:
         arrays, so each piece is counted in one place."""
         short, mid = [], []
         for piece in list(self.others):
-            if len(piece) <= 16 and b"\0" not in piece:
+            if 0 < len(piece) <= 16 and b"\0" not in piece[1:]:
                 (short if len(piece) <= 8 else mid).append((piece, self.others.pop(piece)))
         if short:
             keys = np.array([int.from_bytes(p, "little") for p, _ in short], dtype=np.uint64)
@@ -138,6 +149,29 @@ class PieceTable:
             counts = np.concatenate([c for _, c in self._mid] or [np.empty(0, np.int64)])
             self._mid = [_sum_pairs(keys, counts)]
         self._waiting = 0
+
+
+def separator_positions(data: bytes, separators: bytes) -> np.ndarray:
+    """Where each of the ``separators`` bytes occurs in ``data``, in order."""
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    is_separator = buffer == separators[0]
+    for separator in separators[1:]:
+        is_separator |= buffer == separator
+    return np.flatnonzero(is_separator)
+
+
+def _nul_inside(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether a NUL byte lies inside a piece, past its first byte."""
+    nul = np.flatnonzero(buffer == 0)
+    piece = np.searchsorted(starts, nul, side="right") - 1  # the last piece starting at or before
+    held = piece >= 0
+    piece, nul = piece[held], nul[held]
+    return bool(((starts[piece] < nul) & (nul < ends[piece])).any())
+
+
+def piece_ends(starts: np.ndarray, size: int) -> np.ndarray:
+    """Where each piece ends: at the next one's start, the last at ``size``."""
+    return np.append(starts[1:], size)
 
 
 def _sum_keys(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

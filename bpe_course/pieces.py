@@ -1,28 +1,33 @@
 """Counting pieces before the pattern: pretokenization below the regex floor, with the same counts.
 
 One ``findall`` of the GPT-2 pattern runs at a few MB/s per core, and it is most of the time a
-fast trainer spends on a large corpus. But text repeats: split the UTF-8 bytes at single spaces
-and count equal pieces (``Counter(data.split(b" "))`` says it in one line; the counts are kept in
-numpy, :mod:`bpe_course.piece_table`, which gives the same counts faster), then run the pattern
-once per *distinct* piece and scale its pretokens by the piece's count (the same idea as counting
-equal words before merging).
+fast trainer spends on a large corpus. But text repeats: cut the UTF-8 bytes into *pieces* and
+count equal pieces, then run the pattern once per *distinct* piece and scale its pretokens by the
+piece's count (the same idea as counting equal words before merging). A piece is a separator and
+the bytes up to the next separator: the separators are the space, the newline, and each special
+token, which the counter first replaces by a NUL byte (a text that holds a NUL of its own is
+counted by the plain pattern). In one line, for a text without special tokens:
+``Counter(re.findall(rb"[ \\n][^ \\n]*", data))``; the counts are kept in numpy
+(:mod:`bpe_course.piece_table`), which gives the same counts faster.
 
-Why that is exact. A space at index ``i`` is a *cut* of the pattern (a pretoken ends just before
-it, and what comes after does not depend on what came before) when
+Why that is exact. A special token ends one part of the text and starts the next: the pattern
+runs on each part apart, so a piece after a NUL is the pattern over what follows the NUL. A space
+or a newline at index ``i`` is a *cut* of the pattern (a pretoken ends just before it, and what
+comes after does not depend on what came before) when
 
-- the character before it is not whitespace: no alternative of the pattern takes a space after a
-  non-space character, so a whitespace run (and a pretoken) starts at ``i``, and the pretokens to
-  the left end in a non-space character, which no lookahead past it can change; or
+- the character before it is not whitespace (or there is none): no alternative of the pattern
+  takes whitespace after a non-space character, so a whitespace run (and a pretoken) starts at
+  ``i``, and the pretokens to the left end in a non-space character, which no lookahead past it
+  can change; or
 - the character after it is not whitespace and no special token starts there: then ``\\s+(?!\\S)``
-  stops one character short of the run's end, so the run before the space is one pretoken, the
-  same one the pattern gives when that run ends the text, and the space joins the next word.
+  stops one character short of the run's end, so the run before it is one pretoken, the same one
+  the pattern gives when that run ends the text; a space then joins the next word, a newline is
+  a pretoken of its own (only a space may start a word).
 
-A space with whitespace (or the edge of the text) on both sides, or before a special token, may not
-be a cut (in ``"x\\n \\ny"`` the pattern makes ``"\\n "`` one pretoken). Those are found by a
-few stdlib patterns over the bytes (each starts with a literal byte, which ``re`` looks for
-fast), and each run of pieces they glue together is counted with the pattern as one segment.
-Special tokens are split out inside each piece; a special token that holds a space would be cut
-by the split, so then the plain pattern runs instead (:func:`count_words` falls back).
+A separator with whitespace on both sides, or before a special token or the end, may not be a
+cut (in ``"x\\n \\ny"`` the pattern makes ``"\\n "`` one pretoken). They are looked up in numpy by
+the bytes on either side of every separator at once, and each run of pieces they glue together is
+counted with the pattern as one stretch.
 
 Files are cut into chunks just after an ASCII letter or digit followed by a space (a cut, by the
 first rule, and never inside a UTF-8 character), or, where a stretch has none, at a safe cut of
@@ -32,39 +37,54 @@ up the pieces of all its chunks and runs the pattern over its distinct pieces at
 Running the pattern once per distinct piece is still one Python call per piece, and text with
 many distinct pieces (a dictionary, an encyclopedia, the web: punctuation attached to words,
 capitals, numbers) has hundreds of thousands of them. So the distinct pieces with the same count
-are *joined* with spaces and split by one ``findall`` (in batches), and the pretokens of the whole
-group counted ``count`` times at once. Joining is exact by the first rule: every space that joins
-two pieces follows a piece that ends in a character that is not whitespace (pieces that end in
-whitespace, and the empty piece, are split one by one). A group of ASCII pieces is split by the
-stdlib ``re`` on the bytes themselves, with a pattern equal to GPT-2's on ASCII (the only ASCII
-letters are A-Z and a-z, the only digits 0-9, and ``\\s`` agrees on all 128 characters: a test
-checks it), several times faster than ``regex`` on decoded text; the rest take ``regex``.
+are *joined* and split by one ``findall`` (in batches), and the pretokens of the whole group
+counted ``count`` times at once. Joining is exact by the first rule: every piece that is joined
+ends in a character that is not whitespace, so the separator that starts the next one is a cut. A
+piece after a special token is joined with a newline in place of its NUL (it must not start with
+whitespace: the newline is then a pretoken of its own, taken off again). The other pieces (ending
+in whitespace, or a NUL before whitespace or nothing) are split one by one. A group of ASCII
+pieces is split by the stdlib ``re`` on the bytes themselves, with a pattern equal to GPT-2's on
+ASCII (the only ASCII letters are A-Z and a-z, the only digits 0-9, and ``\\s`` agrees on all 128
+characters: a test checks it), several times faster than ``regex`` on decoded text; the rest take
+``regex``.
 
 What each step bought, in CPU seconds on one core (``PieceCounter.add`` over every 4 MB chunk,
-then ``pretokens``; ``time.process_time``, the code before and after in turn in one process,
-medians of 3, on the 2-core machine while other jobs kept its load near 10, so seconds are
-inflated and the ratios are what to read); the cuts were profiled first with cProfile:
+then ``pretokens``; ``time.process_time``, the code before and after in turn in one process);
+the cuts were profiled first with cProfile. The first two steps were measured while other jobs
+kept the 2-core machine's load near 10 (medians of 3; read the ratios), the last two on a quiet
+machine (the range over 3 rounds):
 
 ==================================  ============  =============  ============
-corpus (distinct pieces)            ``add``       ``pretokens``  both
+step, corpus                        ``add``       ``pretokens``  both
 ==================================  ============  =============  ============
-wide, 21.5 MB (333,101)             1.23 -> 1.26  1.11 -> 0.66   2.41 -> 1.93
-dictionary, 21 MB (580,732)         1.61 -> 1.33  2.43 -> 1.52   4.05 -> 2.84
-stories, 21.5 MB (52,760)           0.91 -> 0.92  0.20 -> 0.10   1.11 -> 1.02
+1. wide, 21.5 MB                    1.23 -> 1.26  1.11 -> 0.66   2.41 -> 1.93
+1. dictionary, 21 MB                1.61 -> 1.33  2.43 -> 1.52   4.05 -> 2.84
+1. stories, 21.5 MB                 0.91 -> 0.92  0.20 -> 0.10   1.11 -> 1.02
+3. wide                             0.76 -> 0.36  0.42 -> 0.44   1.20 -> 0.80
+3. dictionary                       0.74 -> 0.47  0.81 -> 0.87   1.55 -> 1.34
+3. stories                          0.50 -> 0.30  0.065 -> 0.07  0.57 -> 0.37
+4. wide                             0.35 -> 0.44  0.43 -> 0.30   0.78 -> 0.74
+4. dictionary                       0.47 -> 0.44  0.87 -> 0.67   1.34 -> 1.11
+4. stories                          0.31 -> 0.37  0.07 -> 0.026  0.38 -> 0.39
 ==================================  ============  =============  ============
 
-- ``pretokens``: joining the pieces of a count and one ``findall`` per batch (stdlib ``re`` on
-  ASCII bytes) instead of one call per piece with a shortcut for simple pieces.
-- ``add``: the spaces that may not be cuts found by patterns, not by a Python loop over each
-  ``"  "`` (the dictionary has 83,000 double spaces); no change where there are none.
-- ``add``, later: the pieces counted by sorting their bytes as integer keys in numpy
-  (:mod:`bpe_course.piece_table`) instead of hashing each into a ``Counter``. Same measurement
-  on a quiet machine (three rounds, the two in turn, ``add`` then ``pretokens``): wide
-  0.76-0.81 -> 0.35-0.37 s, dictionary 0.73-0.75 -> 0.46-0.50 s, stories 0.48-0.51 -> 0.30-0.32 s;
-  ``pretokens`` 0-10 % slower (its pieces are now made from the table's keys).
-- What is left: ``findall`` plus counting the pretokens is most of ``pretokens``. Each worker
-  runs ``pretokens`` on its own distinct pieces, so pieces that two workers both hold are split
-  twice.
+1. ``pretokens``: joining the pieces of a count and one ``findall`` per batch (stdlib ``re`` on
+   ASCII bytes) instead of one call per piece with a shortcut for simple pieces.
+2. ``add``: the spaces that may not be cuts found by patterns, not by a Python loop over each
+   ``"  "`` (the dictionary has 83,000 double spaces); no change where there are none (in the
+   first rows).
+3. ``add``: the pieces counted by sorting their bytes as integer keys in numpy
+   (:mod:`bpe_course.piece_table`) instead of hashing each into a ``Counter``; ``pretokens``
+   a little slower (its pieces are now made from the table's keys).
+4. Pieces start at newlines and special tokens too, not only at spaces: distinct pieces fall from
+   333,101 to 260,766 on the wide corpus, 580,732 to 431,209 on the dictionary, 52,760 to 21,116
+   on the stories (``"it.\\n<|endoftext|>\\nOnce"`` was one piece), and no piece holds a special
+   token any more; ``add`` finds more pieces and marks the special tokens. On a worker's 250 MB of
+   the wide 500 MB corpus: 7.1 -> 5.7 s (``pretokens`` 2.6 -> 0.9 s).
+
+What is left: ``add`` is mostly numpy over the pieces (their keys, one sort), ``pretokens``
+mostly ``findall`` and counting its pretokens. Each worker runs ``pretokens`` on its own distinct
+pieces, so pieces that two workers both hold are split twice.
 The dictionary stand-in is ``bpe-course data dictionary --size 21MB`` (Debian's ``dict-gcide``).
 """
 
@@ -77,10 +97,11 @@ from collections.abc import Callable, Sequence
 from itertools import chain, filterfalse, repeat
 from pathlib import Path
 
+import numpy as np
 import regex
 
 from bpe_course.cuts import plan_chunks
-from bpe_course.piece_table import PieceTable
+from bpe_course.piece_table import PieceTable, piece_ends, separator_positions
 from bpe_course.pretokenize import (
     GPT2_REGEX,
     MIN_BYTES_PER_WORKER,
@@ -109,27 +130,25 @@ _ASCII_PATTERN = re.compile(
 # Whitespace characters the pattern knows (``\s``) beyond ASCII; a test checks the list is whole.
 _WIDE_SPACES = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
 _WIDE_SPACES += "\u2028\u2029\u202f\u205f\u3000"
-# Any of them as UTF-8 bytes, as a pattern; and as patterns that each start with one literal byte:
-# the ASCII ones but the space, then the wide ones by their first byte.
-_SPACE_CHAR = b"|".join(re.escape(c.encode("utf-8")) for c in " \t\n\x0b\x0c\r" + _WIDE_SPACES)
-# (its first byte, the pattern): a text without that byte needs no scan
-_ASCII_SPACE_BYTES = [(c, re.escape(c)) for c in (b"\t", b"\n", b"\x0b", b"\x0c", b"\r")]
-_WIDE_SPACE_BYTES = [
-    (
-        bytes((lead,)),
-        re.escape(bytes((lead,)))
-        + b"(?:"
-        + b"|".join(
-            re.escape(c.encode("utf-8")[1:]) for c in _WIDE_SPACES if c.encode("utf-8")[0] == lead
-        )
-        + b")",
-    )
-    for lead in sorted({c.encode("utf-8")[0] for c in _WIDE_SPACES})
-]
+# Lookup tables by byte: an ASCII whitespace character (or a NUL, where a special token was);
+# the first and the last byte of a wide one.
+_SPACE_BYTE = np.zeros(256, dtype=bool)
+_SPACE_BYTE[list(b" \t\n\r\x0b\x0c")] = True
+_SPACE_OR_NUL_BYTE = _SPACE_BYTE.copy()
+_SPACE_OR_NUL_BYTE[0] = True
+_STARTS_WIDE_SPACE = np.zeros(256, dtype=bool)
+_STARTS_WIDE_SPACE[[c.encode("utf-8")[0] for c in _WIDE_SPACES]] = True
+_ENDS_WIDE_SPACE = np.zeros(256, dtype=bool)
+_ENDS_WIDE_SPACE[[c.encode("utf-8")[-1] for c in _WIDE_SPACES]] = True
+# The ASCII whitespace characters that are not separators.
+_OTHER_ASCII_SPACES = (b"\t", b"\r", b"\x0b", b"\x0c")
 # Last bytes a piece ending in whitespace can have: only such pieces are looked at closer.
 _MAY_END_IN_SPACE = [False] * 256
 for _char in " \t\n\x0b\x0c\r" + _WIDE_SPACES:
     _MAY_END_IN_SPACE[_char.encode("utf-8")[-1]] = True
+# A piece starts at a space, at a newline, or where a special token was: the counter writes a
+# NUL byte in its place (a text that holds a NUL of its own is counted by the pattern instead).
+_SEPARATORS = b" \n\0"
 # Pieces split at once (joined): at most this many, so their pretokens (as bytes objects, about
 # 40 bytes each) take a few MB however many distinct pieces a worker holds.
 _BATCH = 50_000
@@ -138,68 +157,65 @@ _REPEAT_AT_MOST = 4
 
 
 class PieceCounter:
-    """Pretoken counts of many texts, kept as space-delimited pieces until :meth:`pretokens`.
+    """Pretoken counts of many texts, kept as pieces until :meth:`pretokens`.
 
-    Texts come in as UTF-8 bytes: splitting at the byte 0x20 is splitting at the space (it never
-    occurs inside a multi-byte character) and skips decoding all but the distinct pieces. The
-    pretokens are ``sum(count * pattern(" " + piece))`` over ``pieces`` plus ``direct`` (the first
-    piece of each text, which has no space before it, and the glued segments).
+    Texts come in as UTF-8 bytes, each special token replaced by a NUL byte. A piece is a
+    separator (a space, a newline or that NUL) and the bytes up to the next one; splitting at
+    those bytes never cuts a multi-byte character, and skips decoding all but the distinct
+    pieces. The pretokens are ``sum(count * pattern(piece))`` over ``pieces`` (a piece after a
+    NUL without it: a special token ends a part of the text) plus ``direct`` (the text before the
+    first separator, and the glued stretches).
     """
 
     def __init__(self, special_tokens: Sequence[str] = ()) -> None:
-        if any(" " in token for token in special_tokens):
-            raise ValueError("a special token holds a space: count with the plain pattern")
         self.special_bytes = tuple(token.encode("utf-8") for token in special_tokens)
-        self.special = special_token_regex(special_tokens)
-        # the special tokens an ASCII text can hold, for the stdlib pattern on bytes
-        self.ascii_special_bytes = tuple(t for t in self.special_bytes if t.isascii())
-        self.ascii_special = _bytes_alternation(self.ascii_special_bytes)
+        if any(b"\0" in token for token in self.special_bytes):
+            raise ValueError("a special token holds a NUL byte: count with the plain pattern")
+        self.special = special_token_regex(special_tokens)  # for a text that holds a NUL
+        self.special_in_bytes = _bytes_alternation(self.special_bytes)
         self.pieces = PieceTable()
         self.direct: Counter[str] = Counter()  # of the glued stretches and first pieces
         self._space: dict[bytes, bool] = {}
-        # a space after whitespace, before whitespace, a special token or the end: maybe no cut.
-        # The patterns that find one each start with a literal byte that is rarely a space (which
-        # ``re`` looks for fast); the wide ones look only in text that is not ASCII.
-        after = b"|".join([_SPACE_CHAR, *map(re.escape, self.special_bytes), rb"\Z"])
-        self._unsafe_after = re.compile(b"(?:" + after + b")")
-        self._spaces = re.compile(b"   *")  # two literal spaces first: found faster than "  +"
-        self._unsafe_ascii = [
-            (lead, re.compile(c + b" (?=" + after + b")")) for lead, c in _ASCII_SPACE_BYTES
-        ]
-        self._unsafe_wide = [
-            (lead, re.compile(c + b" (?=" + after + b")")) for lead, c in _WIDE_SPACE_BYTES
-        ]
 
     def add(self, data: bytes) -> None:
-        """Count the pieces of one UTF-8 text (all of it: a text is never cut inside)."""
-        pieces = self.pieces
-        pieces.add_pieces(data)
-        space = data.find(b" ")
-        first = data if space < 0 else data[:space]
-        pieces.add(first, -1)  # counted below without the space that the others have
-        first_done = False
-        invalid = self._unsafe_spaces(data)
-        k = 0
-        while k < len(invalid):
-            start = data.rfind(b" ", 0, invalid[k])  # the cut before the piece left of the space
-            end = data.find(b" ", invalid[k] + 1)
-            while k + 1 < len(invalid) and invalid[k + 1] == end:  # glued on: extend
-                k += 1
-                end = data.find(b" ", end + 1)
-            k += 1
-            end = len(data) if end < 0 else end
-            glued = data[start + 1 : end].split(b" ")
-            if start < 0:
-                first_done = True
-                glued = glued[1:]  # the first piece was taken off already
-            for piece in glued:
-                pieces.add(piece, -1)
-            self._add_segment(data[max(start, 0) : end])
-        if not first_done:
-            self._add_segment(first)
+        """Count the pretokens of one UTF-8 text (all of it: a text is never cut inside)."""
+        if b"\0" in data:  # its NUL would be taken for a special token: the plain pattern
+            tokens = self._split_with_special(data)
+            self.direct.update(token.decode("utf-8") for token in tokens)
+            return
+        text = self._mark_special(data)
+        n = len(text)
+        starts = separator_positions(text, _SEPARATORS)
+        ends = piece_ends(starts, n)
+        counted = np.ones(len(starts), dtype=bool)
+        first = int(starts[0]) if len(starts) else n
+        # A separator that may not be a cut glues the pieces on either side of it; a run of them
+        # glues one stretch, counted with the pattern instead of as pieces.
+        unsafe = self._unsafe_separators(text, starts)
+        if len(unsafe):
+            breaks = np.flatnonzero(np.diff(unsafe) != 1) + 1
+            firsts = unsafe[np.concatenate(([0], breaks))].tolist()
+            lasts = unsafe[np.concatenate((breaks - 1, [len(unsafe) - 1]))].tolist()
+            for a, b in zip(firsts, lasts):
+                counted[max(a - 1, 0) : b + 1] = False  # the pieces a - 1 (if any) to b
+                start = int(starts[a - 1]) + (text[starts[a - 1]] == 0) if a else 0
+                self._add_segment(text[start : ends[b]])
+            if firsts[0] == 0:  # the stretch began with the text before the first separator
+                first = 0
+        self.pieces.count(text, starts[counted], ends[counted])
+        self._add_segment(text[:first])
+
+    def _mark_special(self, data: bytes) -> bytes:
+        """``data`` with a NUL byte for each special token (tokens never hold a NUL)."""
+        if self.special_in_bytes is None:
+            return data
+        if len(self.special_bytes) == 1:  # leftmost, without overlaps, as the pattern splits
+            return data.replace(self.special_bytes[0], b"\0")
+        return self.special_in_bytes.sub(b"\0", data)
 
     def _add_segment(self, segment: bytes) -> None:
-        tokens = self._split_ascii(segment) if segment.isascii() else self._split_text(segment)
+        """Count the pretokens of a stretch with no special token in it."""
+        tokens = self._split(segment)
         self.direct.update(token.decode("utf-8") for token in tokens)
 
     def _is_space(self, char: bytes) -> bool:
@@ -209,32 +225,57 @@ class PieceCounter:
             known = self._space[char] = _WHITESPACE.fullmatch(decoded) is not None
         return known
 
-    def _unsafe_spaces(self, data: bytes) -> list[int]:
-        """Indexes of the spaces that may not be cuts: whitespace (or the start) before them, and
-        whitespace, the end or a special token after them."""
-        found = [0] if data.startswith(b" ") and self._unsafe_after.match(data, 1) else []
-        for run in self._spaces.finditer(data):  # spaces after a space: all but the last are
-            start, end = run.span()
-            found += range(start + 1, end - 1)
-            if self._unsafe_after.match(data, end):
-                found.append(end - 1)
-        # A scan is skipped when its first byte is not in the text at all: ``in`` (memchr) finds
-        # that out twenty times faster than the scan would (most texts have no tab, no form
-        # feed, no carriage return).
-        patterns = self._unsafe_ascii if data.isascii() else self._unsafe_ascii + self._unsafe_wide
-        for lead, pattern in patterns:
-            if lead in data:
-                found += [match.end() - 1 for match in pattern.finditer(data)]
-        return sorted(found)
+    def _unsafe_separators(self, text: bytes, starts: np.ndarray) -> np.ndarray:
+        """Which of the separators at ``starts`` (spaces, newlines, NULs) may not be cuts, as
+        indexes into ``starts``: spaces and newlines with whitespace before them, and
+        whitespace, a special token or the end after them. Looked up in numpy for all at once by
+        the bytes on either side; where those bytes may belong to a wide space, the characters
+        are checked one by one."""
+        n = len(text)
+        if n == 0:
+            return starts
+        buffer = np.frombuffer(text, dtype=np.uint8)
+        if text.isascii() and not any(space in text for space in _OTHER_ASCII_SPACES):
+            # The only whitespace is the separators: a separator has whitespace before it when
+            # it follows another (not a NUL), and whitespace, NUL or the end after it when one
+            # follows it or the text ends. (``in`` looks for one byte at memchr's speed.)
+            follows = np.flatnonzero(np.diff(starts) == 1) + 1
+            follows = follows[(buffer[starts[follows - 1]] != 0) & (buffer[starts[follows]] != 0)]
+            followed = np.append(np.diff(starts) == 1, starts[-1:] == n - 1)
+            return follows[followed[follows]]
+        before, after = buffer[np.maximum(starts - 1, 0)], buffer[np.minimum(starts + 1, n - 1)]
+        at_end = starts + 1 == n
+        inside = (starts > 0) & (buffer[starts] != 0)  # a space or newline with a byte before
+        if text.isascii():
+            return np.flatnonzero(
+                inside & _SPACE_BYTE[before] & (at_end | _SPACE_OR_NUL_BYTE[after])
+            )
+        maybe = (
+            inside
+            & (_SPACE_BYTE[before] | _ENDS_WIDE_SPACE[before])
+            & (at_end | _SPACE_OR_NUL_BYTE[after] | _STARTS_WIDE_SPACE[after])
+        )
+        is_space = self._is_space
+        return np.array(
+            [
+                k
+                for k, i in zip(np.flatnonzero(maybe).tolist(), starts[maybe].tolist())
+                if is_space(_last_char(text[max(i - 4, 0) : i]))
+                and (i + 1 == n or text[i + 1] == 0 or is_space(_first_char(text, i + 1)))
+            ],
+            dtype=np.int64,
+        )
 
     def pretokens(self) -> dict[bytes, int]:
         """The pretoken counts (UTF-8 bytes): the pattern over the distinct pieces, scaled.
 
-        Pieces with the same count are joined with spaces and split by one ``findall`` (the
-        stdlib pattern on bytes when they are ASCII), and their pretokens counted ``count`` times
-        at once. Joining is exact because every space joining two pieces is a cut: the piece
-        before it ends in a character that is not whitespace (pieces that end in whitespace, and
-        the empty piece, are split one by one).
+        Pieces with the same count are joined and split by one ``findall`` (the stdlib pattern
+        on bytes when they are ASCII), and their pretokens counted ``count`` times at once.
+        Joining is exact because every piece that is joined ends in a character that is not
+        whitespace, so the space or newline that starts the next one is a cut. A piece after a
+        special token is joined with a newline in place of its NUL, which is always a pretoken
+        of its own there (the piece must not start with whitespace), and taken off again. The
+        others (ending in whitespace, or a NUL before whitespace or nothing) are split one by one.
 
         Raises ``UnicodeDecodeError`` if a piece is not UTF-8 (callers say where in the file).
         """
@@ -244,31 +285,44 @@ class PieceCounter:
             for count, group in groups.items():
                 self._add_group(counts, group, count)
             for piece, count in alone:
-                _add_scaled(counts, self._split_text(b" " + piece), count)
+                _add_scaled(counts, self._split(piece[1:] if piece[0] == 0 else piece), count)
         for token, count in self.direct.items():
             counts[token.encode("utf-8")] += count
+        if counts.get(b"\n") == 0:  # every newline was one put in for a special token
+            del counts[b"\n"]
         return counts
 
     def _add_group(self, counts: Counter[bytes], group: list[bytes], count: int) -> None:
-        text = b" " + b" ".join(group)
+        text = b"".join(group)
+        after_special = text.count(0)  # each becomes a newline: one pretoken "\n" to take off
+        if after_special:
+            text = text.replace(b"\0", b"\n")
         if text.isascii():
-            _add_scaled(counts, self._split_ascii(text), count)
-            return
-        ascii_pieces = list(filter(bytes.isascii, group))
-        if ascii_pieces:
-            _add_scaled(counts, self._split_ascii(b" " + b" ".join(ascii_pieces)), count)
-        others = b" " + b" ".join(filterfalse(bytes.isascii, group))
-        _add_scaled(counts, self._split_text(others), count)
+            _add_scaled(counts, _ASCII_PATTERN.findall(text), count)
+        else:
+            ascii_text = b"".join(filter(bytes.isascii, group)).replace(b"\0", b"\n")
+            _add_scaled(counts, _ASCII_PATTERN.findall(ascii_text), count)
+            others = b"".join(filterfalse(bytes.isascii, group)).replace(b"\0", b"\n")
+            _add_scaled(counts, self._split(others), count)
+        if after_special:
+            counts[b"\n"] -= after_special * count
 
     def _group_by_count(
         self, pieces: list[tuple[bytes, int]]
     ) -> tuple[dict[int, list[bytes]], list[tuple[bytes, int]]]:
-        """The pieces by count, and apart those that are empty or end in whitespace."""
+        """The pieces by count, and apart those that may not be joined: ending in whitespace,
+        or after a special token and starting with anything but an ASCII character that is not
+        whitespace."""
         groups: dict[int, list[bytes]] = {}
         alone: list[tuple[bytes, int]] = []
         may_end_in_space, is_space = _MAY_END_IN_SPACE, self._is_space
         for piece, count in pieces:
-            if not piece or may_end_in_space[piece[-1]] and is_space(_last_char(piece)):
+            if (
+                piece[0] == 0
+                and (len(piece) == 1 or piece[1] >= 128 or piece[1] in b"\t\r\x0b\x0c")
+                or may_end_in_space[piece[-1]]
+                and is_space(_last_char(piece))
+            ):
                 alone.append((piece, count))
                 continue
             group = groups.get(count)
@@ -278,22 +332,17 @@ class PieceCounter:
                 group.append(piece)
         return groups, alone
 
-    def _split_ascii(self, text: bytes) -> list[bytes]:
-        """The pretokens of ASCII ``text``, special tokens split out: the stdlib pattern."""
-        if self.ascii_special is None or not any(t in text for t in self.ascii_special_bytes):
+    def _split(self, text: bytes) -> list[bytes]:
+        """The pretokens of UTF-8 ``text`` (no special token in it): the stdlib pattern on ASCII
+        bytes, else the ``regex`` pattern."""
+        if text.isascii():
             return _ASCII_PATTERN.findall(text)
-        tokens: list[bytes] = []
-        for part in self.ascii_special.split(text)[::2]:
-            tokens += _ASCII_PATTERN.findall(part)
-        return tokens
+        return list(map(str.encode, GPT2_REGEX.findall(text.decode("utf-8"))))
 
-    def _split_text(self, text: bytes) -> list[bytes]:
+    def _split_with_special(self, text: bytes) -> list[bytes]:
         """The pretokens of UTF-8 ``text``, special tokens split out: the ``regex`` pattern."""
         decoded = text.decode("utf-8")
-        if self.special is not None and self.special.search(decoded):
-            parts = self.special.split(decoded)[::2]
-        else:
-            parts = (decoded,)
+        parts = self.special.split(decoded)[::2] if self.special is not None else (decoded,)
         tokens: list[bytes] = []
         for part in parts:
             tokens += map(str.encode, GPT2_REGEX.findall(part))
@@ -317,6 +366,13 @@ def _bytes_alternation(tokens: Sequence[bytes]) -> re.Pattern[bytes] | None:
         return None
     ordered = sorted(tokens, key=len, reverse=True)
     return re.compile(b"(" + b"|".join(re.escape(token) for token in ordered) + b")")
+
+
+def _first_char(text: bytes, index: int) -> bytes:
+    """The UTF-8 character that starts at ``index``, as bytes."""
+    lead = text[index]
+    length = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    return text[index : index + length]
 
 
 def _last_char(piece: bytes) -> bytes:
@@ -435,7 +491,7 @@ def count_words_by_pieces(
 
     The same arguments. Each worker takes every n-th chunk, so the work is even.
     """
-    if any(" " in token for token in special_tokens):
+    if any("\0" in token for token in special_tokens):
         return count_words(
             path,
             special_tokens,

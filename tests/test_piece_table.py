@@ -1,7 +1,8 @@
-"""The numpy piece table counts exactly as ``Counter(data.split(b" "))`` does, on any bytes."""
+"""The numpy piece table counts exactly as a ``Counter`` of the same pieces does, on any bytes."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import numpy as np
@@ -10,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bpe_course import piece_table
-from bpe_course.piece_table import PieceTable
+from bpe_course.piece_table import PieceTable, piece_ends, separator_positions
 
 # Pieces of every length class (empty, 1-8, 9-16, longer), bytes of every value (NUL included),
 # runs of spaces, and pieces that differ only past byte 8 or in their last byte.
@@ -20,6 +21,26 @@ fragment = st.one_of(
     st.binary(min_size=1, max_size=20),
 )
 texts = st.lists(fragment, max_size=30).map(b"".join)
+separator_sets = st.sampled_from([b" ", b" \n", b" \n\0", b"\0"])
+
+
+def pieces_of(data: bytes, separators: bytes) -> tuple[list[bytes], int]:
+    """The pieces the table should count (each separator and what follows it up to the next),
+    and where the first starts: written out with ``re``, the slow way."""
+    chars = re.escape(separators)
+    starts = [m.start() for m in re.finditer(b"[" + chars + b"]", data)]
+    pieces = [data[a:b] for a, b in zip(starts, [*starts[1:], len(data)])]
+    return pieces, starts[0] if starts else len(data)
+
+
+def counted(parts: list[bytes], separators: bytes, table: PieceTable) -> Counter[bytes]:
+    expected: Counter[bytes] = Counter()
+    for data in parts:
+        pieces, first = pieces_of(data, separators)
+        starts = table.add_pieces(data, separators)
+        assert (starts[0] if len(starts) else len(data)) == first
+        expected.update(pieces)
+    return expected
 
 
 def table_counts(table: PieceTable, batch: int = 7) -> Counter[bytes]:
@@ -33,40 +54,41 @@ def table_counts(table: PieceTable, batch: int = 7) -> Counter[bytes]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(parts=st.lists(texts, min_size=1, max_size=6))
-@example(parts=[b""])
-@example(parts=[b"a\0b c", b"a c"])
-@example(parts=[b"abcdefgh abcdefgh abcdefghX", b"abcdefghX abcdefgh"])
-def test_counts_like_a_counter(parts: list[bytes]) -> None:
-    table, expected = PieceTable(), Counter()
-    for data in parts:
-        table.add_pieces(data)
-        expected.update(data.split(b" "))
+@given(parts=st.lists(texts, min_size=1, max_size=6), separators=separator_sets)
+@example(parts=[b""], separators=b" ")
+@example(parts=[b"a\0b c", b"a c"], separators=b" ")
+@example(parts=[b"a\0b c\0\0 \n", b"a c"], separators=b" \n\0")
+@example(parts=[b" abcdefg abcdefg abcdefgX", b" abcdefgX abcdefg"], separators=b" ")
+def test_counts_like_a_counter(parts: list[bytes], separators: bytes) -> None:
+    table = PieceTable()
+    expected = counted(parts, separators, table)
     assert table_counts(table) == +expected
 
 
 @settings(max_examples=200, deadline=None)
-@given(parts=st.lists(texts, min_size=1, max_size=4), removed=st.lists(fragment, max_size=5))
-def test_adjustments_meet_the_pieces_they_adjust(parts: list[bytes], removed: list[bytes]) -> None:
+@given(parts=st.lists(texts, min_size=1, max_size=4), data=st.data())
+def test_some_pieces_counted(parts: list[bytes], data) -> None:
+    # PieceCounter counts all pieces but those it glues into stretches: any subset, by position
     table, expected = PieceTable(), Counter()
-    for data in parts:
-        table.add_pieces(data)
-        expected.update(data.split(b" "))
-    for piece in removed + [p for data in parts[:1] for p in data.split(b" ")[:2]]:
-        table.add(piece, -1)
-        expected[piece] -= 1
+    for text in parts:
+        starts = separator_positions(text, b" \n\0")
+        ends = piece_ends(starts, len(text))
+        keep = np.array(
+            data.draw(st.lists(st.booleans(), min_size=len(starts), max_size=len(starts))),
+            dtype=bool,
+        )
+        table.count(text, starts[keep], ends[keep])
+        expected.update(text[a:b] for a, b in zip(starts[keep].tolist(), ends[keep].tolist()))
     assert table_counts(table) == +expected
 
 
 @settings(max_examples=100, deadline=None)
 @given(parts=st.lists(texts, min_size=2, max_size=8))
 def test_summing_every_few_rows_changes_nothing(parts: list[bytes]) -> None:
-    table, expected = PieceTable(), Counter()
+    table = PieceTable()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(piece_table, "_SUM_EVERY", 3)  # a sum after nearly every text
-        for data in parts:
-            table.add_pieces(data)
-            expected.update(data.split(b" "))
+        expected = counted(parts, b" \n\0", table)
     assert table_counts(table) == +expected
 
 
@@ -74,19 +96,18 @@ def test_two_keys_that_share_a_mix_are_told_apart(monkeypatch) -> None:
     # With a mix of 0 every 9-16 byte piece with the same second half shares a mix: the exact
     # sort by both halves must take over.
     monkeypatch.setattr(piece_table, "_MIX", np.uint64(0))
-    data = b"aaaaaaaaXY bbbbbbbbXY aaaaaaaaXY ccccccccXY bbbbbbbbXY aaaaaaaaZ"
+    data = b" aaaaaaaXY bbbbbbbXY aaaaaaaXY cccccccXY bbbbbbbXY aaaaaaaZ"
     table = PieceTable()
-    table.add_pieces(data)
-    table.add_pieces(data)
-    assert table_counts(table) == Counter(data.split(b" ") * 2)
+    expected = counted([data, data], b" ", table)
+    assert table_counts(table) == expected
 
 
 def test_length_is_an_upper_bound_then_exact() -> None:
     table = PieceTable()
-    table.add_pieces(b"a b a b c")
-    table.add_pieces(b"a b")
+    table.add_pieces(b" a b a b c")
+    table.add_pieces(b" a b")
     assert len(table) >= 3
-    assert sorted(table_counts(table).items()) == [(b"a", 3), (b"b", 3), (b"c", 1)]
+    assert sorted(table_counts(table).items()) == [(b" a", 3), (b" b", 3), (b" c", 1)]
     assert len(table) == 3
 
 
@@ -96,11 +117,8 @@ def test_a_generated_corpus_counts_like_a_counter(shape: str) -> None:
 
     from bpe_course.corpora.generate import corpus_blocks
 
-    text = b"".join(islice(corpus_blocks(shape, seed=3), 4))
+    text = b"".join(islice(corpus_blocks(shape, seed=3), 4)).replace(b"<|endoftext|>", b"\0")
     table = PieceTable()
-    for start in range(0, len(text), 50_000):
-        table.add_pieces(text[start : start + 50_000])
-    expected = Counter()
-    for start in range(0, len(text), 50_000):
-        expected.update(text[start : start + 50_000].split(b" "))
+    parts = [text[start : start + 50_000] for start in range(0, len(text), 50_000)]
+    expected = counted(parts, b" \n\0", table)
     assert table_counts(table, batch=10_000) == +expected

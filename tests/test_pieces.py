@@ -79,14 +79,29 @@ def test_unsafe_space_keeps_a_whitespace_run_whole() -> None:
     assert count_pretokens("x\n " + EOT + "y", [EOT]) == Counter(["x", "\n ", "y"])
 
 
-def test_a_special_token_with_a_space_falls_back_to_the_pattern(tmp_path) -> None:
-    with pytest.raises(ValueError, match="holds a space"):
-        PieceCounter(["<end of text>"])
+def test_a_special_token_with_spaces_and_newlines_is_counted_by_pieces(tmp_path) -> None:
+    # The counter writes a NUL in place of each special token before it splits at spaces and
+    # newlines, so a token that holds them is never cut.
+    special = ["<end of text>", "\n<s> \n"]
+    text = "one story<end of text>two  stories\n<s> \n three\n\n<end of text> "
+    assert +count_pretokens(text, special) == by_pattern(text, special)
     path = tmp_path / "spaced.txt"
-    text = "one story<end of text>two  stories<end of text>"
     path.write_text(text, encoding="utf-8")
-    got = count_words_by_pieces(path, ["<end of text>"])
-    assert got == count_words_in_text(text, ["<end of text>"])
+    assert count_words_by_pieces(path, special) == count_words_in_text(text, special)
+
+
+def test_a_special_token_with_a_nul_falls_back_to_the_pattern(tmp_path) -> None:
+    with pytest.raises(ValueError, match="holds a NUL"):
+        PieceCounter(["<\0>"])
+    path = tmp_path / "nul.txt"
+    text = "one story<\0>two  stories<\0>"
+    path.write_text(text, encoding="utf-8")
+    assert count_words_by_pieces(path, ["<\0>"]) == count_words_in_text(text, ["<\0>"])
+
+
+def test_a_text_with_a_nul_of_its_own_counts_like_the_pattern() -> None:
+    text = "a\0b  c\0\0 d<|endoftext|>\0 e"
+    assert +count_pretokens(text, [EOT]) == by_pattern(text, [EOT])
 
 
 # --- Files: cuts, workers, spawn --------------------------------------------------------------------

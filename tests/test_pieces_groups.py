@@ -13,6 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bpe_course import pieces
+from bpe_course.piece_table import separator_positions
 from bpe_course.pieces import PieceCounter, count_pretokens
 
 from .conftest import EOT, by_pattern, stdlib_corpus
@@ -103,19 +104,24 @@ def test_a_piece_ending_in_whitespace_before_a_special_token() -> None:
     assert +repeated_counts([text] * 3, SPECIALS) == expected
 
 
-def test_unsafe_spaces_in_runs_of_every_length() -> None:
+@pytest.mark.parametrize("wide", ["", "\u3000"])
+def test_unsafe_separators_in_runs_of_every_length(wide: str) -> None:
     counter = PieceCounter([EOT])
-    data = b"a  b   c    d\n \ne \n" + EOT.encode() + b"  "
-    found = counter._unsafe_spaces(data)
-    # each space whose left neighbour is whitespace and whose right one is whitespace, the end
-    # or a special token
-    n = len(data)
+    data = ("a  b   c    d\n \ne \n" + EOT + "  x\n\n\n\ny\t\n z" + wide + " \n").encode()
+    text = counter._mark_special(data)
+    assert text.count(0) == 1
+    starts = separator_positions(text, pieces._SEPARATORS)
+    found = starts[counter._unsafe_separators(text, starts)].tolist()
+    # each space or newline whose left neighbour is whitespace and whose right one is
+    # whitespace, the end or a special token (now a NUL)
+    chars = text.decode()
+    n = len(chars)
     wanted = [
-        i
+        len(chars[:i].encode())
         for i in range(1, n)
-        if data[i] == 0x20
-        and chr(data[i - 1]).isspace()
-        and (i + 1 == n or chr(data[i + 1]).isspace() or data.startswith(EOT.encode(), i + 1))
+        if chars[i] in " \n"
+        and chars[i - 1].isspace()
+        and (i + 1 == n or chars[i + 1].isspace() or chars[i + 1] == "\0")
     ]
     assert found == wanted
 
