@@ -489,9 +489,12 @@ def count_words_by_pieces(
 ) -> dict[bytes, int]:
     """Word counts of a file, equal to :func:`bpe_course.pretokenize.count_words` for any workers.
 
-    The same arguments. Each worker takes every n-th chunk, so the work is even.
+    The same arguments. Each worker takes every n-th chunk, so the work is even. A special token
+    that holds a space could be cut by the chunks (:func:`find_cuts` cuts at a space after a
+    letter or digit), and one that holds a NUL could not be told from where a token was: with
+    either, the file is counted with the plain pattern.
     """
-    if any("\0" in token for token in special_tokens):
+    if any(" " in token or "\0" in token for token in special_tokens):
         return count_words(
             path,
             special_tokens,

@@ -81,13 +81,22 @@ def test_unsafe_space_keeps_a_whitespace_run_whole() -> None:
 
 def test_a_special_token_with_spaces_and_newlines_is_counted_by_pieces(tmp_path) -> None:
     # The counter writes a NUL in place of each special token before it splits at spaces and
-    # newlines, so a token that holds them is never cut.
+    # newlines, so a token that holds them is never cut inside a text.
     special = ["<end of text>", "\n<s> \n"]
     text = "one story<end of text>two  stories\n<s> \n three\n\n<end of text> "
     assert +count_pretokens(text, special) == by_pattern(text, special)
+
+
+def test_a_file_with_a_spaced_special_token_is_not_cut_inside_it(tmp_path, monkeypatch) -> None:
+    # The chunks of a file are cut at a space after a letter or digit, which a token like this
+    # holds: such a file is counted with the plain pattern, on any number of chunks.
+    monkeypatch.setattr(pieces, "CHUNK_BYTES", 64)
+    token = "<end of text>"
+    text = ("one story" + token + "two  stories\n" + token) * 40
     path = tmp_path / "spaced.txt"
     path.write_text(text, encoding="utf-8")
-    assert count_words_by_pieces(path, special) == count_words_in_text(text, special)
+    for workers in (1, 2):
+        assert count_words_by_pieces(path, [token], workers) == count_words_in_text(text, [token])
 
 
 def test_a_special_token_with_a_nul_falls_back_to_the_pattern(tmp_path) -> None:
