@@ -16,9 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from bpe_course import pretokenize
 from bpe_course.errors import BPEInputError
-from bpe_course.pieces import count_words_by_pieces
 from bpe_course.trainers.common import MergeLoop
 
 WordCounter = Callable[..., dict[bytes, int]]  # count_words(path, special_tokens, workers, ...)
@@ -31,7 +29,9 @@ class Trainer:
     module_name: str  # where its merge loop lives, imported when first asked for (see below)
     parallel: bool  # pretokenize on several processes
     loop: str = "merge_loop"  # the merge loop's name in the module
-    count_words: WordCounter = pretokenize.count_words  # its pretokenizer: the pattern on chunks
+    # its pretokenizer, "module:function", imported when first asked for like the merge loop:
+    # by default the pattern on chunks
+    counter: str = "bpe_course.pretokenize:count_words"
     track: str = "ladder"  # "ladder" (one change a rung), "beyond V5" or "reference"
 
     @property
@@ -41,12 +41,21 @@ class Trainer:
         return importlib.import_module(self.module_name)
 
     @property
+    def count_words(self) -> WordCounter:
+        """Its pretokenizer (``count_words(path, special_tokens, workers, ...)``)."""
+        module, function = self.counter.split(":")
+        return getattr(importlib.import_module(module), function)
+
+    @property
     def merge_loop(self) -> MergeLoop:
         return getattr(self.module, self.loop)
 
 
 def _here(module: str) -> str:
     return f"bpe_course.trainers.{module}"
+
+
+_PIECES = "bpe_course.pieces:count_words_by_pieces"  # pieces counted before the pattern
 
 
 TRAINERS: dict[str, Trainer] = {
@@ -65,7 +74,7 @@ TRAINERS: dict[str, Trainer] = {
             "V5 + merge sites, words as str, numpy index, pieces",
             _here("sites"),
             parallel=True,
-            count_words=count_words_by_pieces,
+            counter=_PIECES,
             track="beyond V5",
         ),
         Trainer(
@@ -73,7 +82,7 @@ TRAINERS: dict[str, Trainer] = {
             "sites + flat numpy arrays",
             _here("fast"),
             parallel=True,
-            count_words=count_words_by_pieces,
+            counter=_PIECES,
             track="beyond V5",
         ),
         Trainer(
@@ -81,7 +90,7 @@ TRAINERS: dict[str, Trainer] = {
             "fast + merge workers on word shards",
             _here("shards"),
             parallel=True,
-            count_words=count_words_by_pieces,
+            counter=_PIECES,
             track="beyond V5",
         ),
     ]
