@@ -11,9 +11,8 @@ a running cluster named by its address (``tcp://host:8786``). The counts are the
   counted with the pattern as it streams (:func:`~bpe_course.sources.count_range`). Either way a
   task returns a ``Counter`` of its words as UTF-8 bytes, the trainers' key (Dask moves a
   ``Counter`` whole, a plain dict item by item: see :func:`count_task`). (With a special token
-  that holds a space, pieces
-  cannot split the text: every task then counts a range cut at document boundaries with the
-  pattern, :func:`~bpe_course.sources.plan_ranges`.)
+  that pieces cannot count, one that holds a space or a NUL, every task counts a range cut at
+  document boundaries with the pattern, :func:`~bpe_course.sources.plan_ranges`.)
 - **Reduce.** As results finish, each is paired with the next one to finish and a task adding the
   two is submitted; the sums are paired in turn until one count is left. The adding runs on
   the workers and the client holds only futures, so no process holds more than a few partial
@@ -133,9 +132,12 @@ def plan_piece_tasks(
 ) -> list[Task]:
     """About ``tasks`` tasks over every file: plain files in chunks at piece cuts
     (:func:`bpe_course.pieces.find_cuts`), a run of consecutive chunks per task, a share of the
-    tasks in proportion to size (and at most ``TASK_BYTES`` a task); a ``.gz`` file one range. With a special token that holds a
-    space, the pattern's ranges instead (:func:`~bpe_course.sources.plan_ranges`)."""
-    if any(" " in token for token in special_tokens):
+    tasks in proportion to size (and at most ``TASK_BYTES`` a task); a ``.gz`` file one range.
+    With special tokens that pieces cannot count (:func:`~bpe_course.pieces.counted_by_pieces`),
+    the pattern's ranges instead (:func:`~bpe_course.sources.plan_ranges`)."""
+    from bpe_course.pieces import counted_by_pieces
+
+    if not counted_by_pieces(special_tokens):
         return list(plan_ranges(paths, special_tokens, tasks))
     from bpe_course.cuts import plan_chunks
 

@@ -56,12 +56,12 @@ class PieceTable:
         self._short: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, counts), first one summed
         self._mid: list[tuple[np.ndarray, np.ndarray]] = []  # (keys of shape (n, 2), counts)
         self._waiting = 0  # rows added since the last sum
+        self._rows = 0  # rows held in all the arrays, summed or not
         self.others: Counter[bytes] = Counter()  # longer pieces, and those with a NUL byte
 
     def __len__(self) -> int:
         """Distinct pieces held: exact just after a sum, an upper bound between sums."""
-        rows = sum(len(keys) for keys, _ in self._short) + sum(len(k) for k, _ in self._mid)
-        return rows + len(self.others)
+        return self._rows + len(self.others)
 
     def add_pieces(self, data: bytes, separators: bytes = b" ") -> np.ndarray:
         """Count every piece of ``data`` that starts at a separator byte: the separator and the
@@ -88,11 +88,11 @@ class PieceTable:
         words = np.ndarray((n + 1,), dtype="<u8", buffer=buffer, strides=(1,))
         short = lengths <= 8
         s, length = starts[short], lengths[short]
-        self._short.append(np.unique(words[s] & _KEEP[length], return_counts=True))
+        self._add_rows(self._short, np.unique(words[s] & _KEEP[length], return_counts=True))
         mid = ~short & (lengths <= 16)
         s, length = starts[mid], lengths[mid]
         keys = np.stack((words[s], words[s + 8] & _KEEP[length - 8]), axis=1)
-        self._mid.append(_sum_pairs(keys, np.ones(len(keys), dtype=np.int64)))
+        self._add_rows(self._mid, _sum_pairs(keys, np.ones(len(keys), dtype=np.int64)))
         long = lengths > 16
         if long.any():
             self.others.update(
@@ -132,11 +132,15 @@ class PieceTable:
                 (short if len(piece) <= 8 else mid).append((piece, self.others.pop(piece)))
         if short:
             keys = np.array([int.from_bytes(p, "little") for p, _ in short], dtype=np.uint64)
-            self._short.append((keys, np.array([c for _, c in short], dtype=np.int64)))
+            self._add_rows(self._short, (keys, np.array([c for _, c in short], dtype=np.int64)))
         if mid:
             raw = b"".join(p.ljust(16, b"\0") for p, _ in mid)
             keys = np.frombuffer(raw, dtype="<u8").reshape(-1, 2).astype(np.uint64)
-            self._mid.append((keys, np.array([c for _, c in mid], dtype=np.int64)))
+            self._add_rows(self._mid, (keys, np.array([c for _, c in mid], dtype=np.int64)))
+
+    def _add_rows(self, tables: list, table: tuple[np.ndarray, np.ndarray]) -> None:
+        tables.append(table)
+        self._rows += len(table[0])
 
     def _sum(self) -> None:
         """Sum the waiting tables into one, for each kind of key."""
@@ -149,6 +153,7 @@ class PieceTable:
             counts = np.concatenate([c for _, c in self._mid] or [np.empty(0, np.int64)])
             self._mid = [_sum_pairs(keys, counts)]
         self._waiting = 0
+        self._rows = len(self._short[0][0]) + len(self._mid[0][0])
 
 
 def separator_positions(data: bytes, separators: bytes) -> np.ndarray:

@@ -169,8 +169,8 @@ class PieceCounter:
 
     def __init__(self, special_tokens: Sequence[str] = ()) -> None:
         self.special_bytes = tuple(token.encode("utf-8") for token in special_tokens)
-        if any(b"\0" in token for token in self.special_bytes):
-            raise ValueError("a special token holds a NUL byte: count with the plain pattern")
+        if any(not token or b"\0" in token for token in self.special_bytes):
+            raise ValueError("a special token is empty or holds a NUL: count with the pattern")
         self.special = special_token_regex(special_tokens)  # for a text that holds a NUL
         self.special_in_bytes = _bytes_alternation(self.special_bytes)
         self.pieces = PieceTable()
@@ -384,7 +384,8 @@ def _last_char(piece: bytes) -> bytes:
 
 
 def count_pretokens(text: str, special_tokens: Sequence[str] = ()) -> Counter[str]:
-    """The pretoken counts of ``text``, equal to the pattern's on every input.
+    """The pretoken counts of ``text``, equal to the pattern's on every input (special tokens
+    must not be empty nor hold a NUL: ``ValueError``).
 
     >>> count_pretokens("the cat  sat\\n \\nthe end") == Counter(
     ...     ["the", " cat", " ", " sat", "\\n ", "\\n", "the", " end"])
@@ -441,6 +442,8 @@ def count_ranges(
     stuck to words: ``"(1987),"``), so past ``MAX_PIECES`` of them the counter is turned into
     pretoken counts and started afresh: memory follows ``MAX_PIECES`` and the distinct words,
     not the corpus. A piece seen again after that goes through the pattern again (the price).
+    The ranges must not cut a special token: its callers count with pieces only where
+    :func:`counted_by_pieces` says so.
     """
     totals: dict[bytes, int] = {}
     counter = PieceCounter(special_tokens)
@@ -478,6 +481,13 @@ def _count_ranges_task(args: tuple[str, list[tuple[int, int]], tuple[str, ...]])
     return count_ranges(*args, progress=report_progress)
 
 
+def counted_by_pieces(special_tokens: Sequence[str]) -> bool:
+    """Whether a file with these special tokens can be counted by pieces. Not when a token holds
+    a space (the chunks, cut at a space after a letter or digit by :func:`find_cuts`, could cut
+    it), nor when one is empty or holds a NUL (it could not be told from where a token was)."""
+    return not any(not token or " " in token or "\0" in token for token in special_tokens)
+
+
 def count_words_by_pieces(
     path: str | os.PathLike[str],
     special_tokens: Sequence[str] = (),
@@ -489,12 +499,10 @@ def count_words_by_pieces(
 ) -> dict[bytes, int]:
     """Word counts of a file, equal to :func:`bpe_course.pretokenize.count_words` for any workers.
 
-    The same arguments. Each worker takes every n-th chunk, so the work is even. A special token
-    that holds a space could be cut by the chunks (:func:`find_cuts` cuts at a space after a
-    letter or digit), and one that holds a NUL could not be told from where a token was: with
-    either, the file is counted with the plain pattern.
+    The same arguments. Each worker takes every n-th chunk, so the work is even. Where
+    :func:`counted_by_pieces` says no, the file is counted with the plain pattern.
     """
-    if any(" " in token or "\0" in token for token in special_tokens):
+    if not counted_by_pieces(special_tokens):
         return count_words(
             path,
             special_tokens,

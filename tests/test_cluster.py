@@ -87,8 +87,11 @@ def test_plain_files_are_counted_with_pieces_in_runs_of_chunks(
     assert counts == local_counts
 
 
-def test_a_special_token_holding_a_space_is_counted_with_the_pattern(client, shards) -> None:
-    token = "<|end of text|>"  # pieces split at spaces, so they cannot keep this token whole
+@pytest.mark.parametrize("token", ["<|end of text|>", "<|end\0|>"])
+def test_a_special_token_pieces_cannot_count_is_counted_with_the_pattern(
+    client, shards, token: str
+) -> None:
+    # a space: the chunks are cut at spaces, inside it; a NUL: pieces mark tokens with one
     assert all(hasattr(t, "compressed") for t in plan_piece_tasks(resolve_sources(shards), [token]))
     counts = count_words_on_cluster(shards, [token], client=client, tasks=6)
     assert counts == count_sources(shards, [token])

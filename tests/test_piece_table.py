@@ -102,6 +102,16 @@ def test_two_keys_that_share_a_mix_are_told_apart(monkeypatch) -> None:
     assert table_counts(table) == expected
 
 
+def test_length_matches_the_tables_between_sums() -> None:
+    # count_ranges asks after every chunk, so the table keeps the count instead of walking its
+    # unsummed tables: it must agree with them
+    table = PieceTable()
+    for _ in range(2000):
+        table.add_pieces(b" a b")
+    assert len(table._short) > 1000  # not summed yet
+    assert len(table) == sum(len(keys) for keys, _ in table._short)
+
+
 def test_length_is_an_upper_bound_then_exact() -> None:
     table = PieceTable()
     table.add_pieces(b" a b a b c")

@@ -99,13 +99,14 @@ def test_a_file_with_a_spaced_special_token_is_not_cut_inside_it(tmp_path, monke
         assert count_words_by_pieces(path, [token], workers) == count_words_in_text(text, [token])
 
 
-def test_a_special_token_with_a_nul_falls_back_to_the_pattern(tmp_path) -> None:
-    with pytest.raises(ValueError, match="holds a NUL"):
-        PieceCounter(["<\0>"])
+@pytest.mark.parametrize("token", ["<\0>", ""])
+def test_a_special_token_empty_or_with_a_nul_falls_back_to_the_pattern(tmp_path, token) -> None:
+    with pytest.raises(ValueError, match="empty or holds a NUL"):
+        PieceCounter([token])
     path = tmp_path / "nul.txt"
-    text = "one story<\0>two  stories<\0>"
+    text = "one story<\0>two  stories<\0> é"
     path.write_text(text, encoding="utf-8")
-    assert count_words_by_pieces(path, ["<\0>"]) == count_words_in_text(text, ["<\0>"])
+    assert count_words_by_pieces(path, [token]) == count_words_in_text(text, [token])
 
 
 def test_a_text_with_a_nul_of_its_own_counts_like_the_pattern() -> None:
