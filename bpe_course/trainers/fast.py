@@ -38,18 +38,18 @@ Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs)
 Memory: five integers per byte of the distinct words (not of the corpus).
 Pretokenization counts pieces first (:mod:`bpe_course.pieces`).
 
-What each change paid, measured side by side (``notebooks/results/beyond.csv``, 2026-11-25: each
-run in a fresh process, versions in turn within each repeat, 2 workers, on a 2-core machine shared
-with other work; medians of 5 on the 21.5 MB stories at vocab 5,000 / 10,000, of 3 on the 21.5 MB
-wide corpus at vocab 5,000; notebook 13 draws the waterfalls, with ranges):
+What each change paid, measured side by side (``notebooks/results/beyond.csv``, 2026-11-27: each
+run in a fresh process, versions in turn within each repeat, 2 workers, on a 2-core machine;
+medians of 5 on the 21.5 MB stories at vocab 5,000 / 10,000, of 3 on the 21.5 MB wide corpus at
+vocab 5,000; notebook 13 draws the waterfalls, with ranges):
 
-- counting pieces before the pattern: pretokenization 0.92 / 0.91 s (V5's pattern) to 0.30 /
-  0.30 s on the stories, 1.12 s to 0.67 s on the wide corpus (its distinct pieces are many, and
+- counting pieces before the pattern: pretokenization 1.03 / 1.01 s (V5's pattern) to 0.30 /
+  0.29 s on the stories, 1.32 s to 0.61 s on the wide corpus (its distinct pieces are many, and
   each worker runs the pattern on all of its own);
-- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.36 / 0.42 s
-  (V5) to 0.19 / 0.22 s on the stories, 5.95 s to 2.11 s on the wide corpus;
-- this module's loop, its five changes together: 0.13 / 0.17 s on the stories, where most merges
-  are small, and 0.66 s on the wide corpus, where the first merges touch most of its 163,000
+- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.46 / 0.53 s
+  (V5) to 0.18 / 0.22 s on the stories, 7.21 s to 2.45 s on the wide corpus;
+- this module's loop, its five changes together: 0.12 / 0.17 s on the stories, where most merges
+  are small, and 0.77 s on the wide corpus, where the first merges touch most of its 163,000
   words. The last two were also measured alone (in :mod:`~bpe_course.trainers.waiting` and in 5.
   above).
 """
