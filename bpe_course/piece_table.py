@@ -1,4 +1,4 @@
-"""Counting equal pieces with numpy: a piece of up to 16 bytes is its own integer key.
+"""Counting equal pieces with numpy: a piece of up to 8 bytes is one integer key, up to 16 two.
 
 :class:`~bpe_course.pieces.PieceCounter` counts the pieces of a text: each separator byte (a
 space, a newline, a NUL where a special token was) with the bytes up to the next one. A
@@ -16,8 +16,9 @@ and counting them is sorting: numpy sorts a chunk's keys and counts each run of 
 the chunks' tables are summed the same way every few chunks. The two-integer keys are sorted by
 a 64-bit mix of the two and then checked equal within each run of equal mixes; where two keys
 share a mix (never seen, but possible) that reduction sorts by both integers instead. Longer
-pieces (1 to 2 % of them in the course's corpora) and every piece of a text with a NUL byte
-inside a piece go to a ``Counter``. The counts are those of a ``Counter`` of the same pieces on
+pieces (none of the stories', 0.2 % of the wide corpus's, 1.1 % of the dictionary's, cut as
+:mod:`~bpe_course.pieces` cuts them) and every piece of a text with a NUL byte inside a piece go
+to a ``Counter``. The counts are those of a ``Counter`` of the same pieces on
 every input (tests check it with hypothesis).
 
 Measured on the first 100 MB of the wide 500 MB corpus, split at spaces in 4 MB chunks, one core,

@@ -129,7 +129,7 @@ def plot_waterfall(steps, title: str = ""):
     # a saving's range may reach above the bar before it
     top = max(seconds.max(), float((seconds[:-1] - steps["saved_low"].to_numpy()[1:]).max()))
     ax.set_ylim(0, top * 1.2)  # room for the numbers written above the bars
-    ax.set_ylabel("end-to-end time (s), median;\nblack: range of the saving")
+    ax.set_ylabel("end-to-end time (s), median;\nblack: the end, largest to smallest saving")
     ax.set_title(title or "What each change bought")
     fig.tight_layout()
     return fig
