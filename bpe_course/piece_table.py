@@ -64,17 +64,9 @@ class PieceTable:
         """Distinct pieces held: exact just after a sum, an upper bound between sums."""
         return self._rows + len(self.others)
 
-    def add_pieces(self, data: bytes, separators: bytes = b" ") -> np.ndarray:
-        """Count every piece of ``data`` that starts at a separator byte: the separator and the
-        bytes up to the next one (so ``b"a b\\nc"`` with separators ``b" \\n"`` has the pieces
-        ``b" b"`` and ``b"\\nc"``). Return where they start, in order: the bytes before the
-        first are not counted."""
-        starts = separator_positions(data, separators)
-        self.count(data, starts, piece_ends(starts, len(data)))
-        return starts
-
     def count(self, data: bytes, starts: np.ndarray, ends: np.ndarray) -> None:
-        """Count the pieces ``data[starts[i]:ends[i]]``.
+        """Count the pieces ``data[starts[i]:ends[i]]`` (the pieces of a text are its
+        :func:`separator_positions` to their :func:`piece_ends`; a caller may leave some out).
 
         Keys tell pieces apart only where no piece holds a NUL byte past its first (a NUL there
         would look like the zeros past its end): data that has one is counted by the ``Counter``.

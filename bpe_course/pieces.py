@@ -106,10 +106,10 @@ from bpe_course.piece_table import PieceTable, piece_ends, separator_positions
 from bpe_course.pretokenize import (
     GPT2_REGEX,
     MIN_BYTES_PER_WORKER,
+    _count_strings,
     count_words,
     effective_workers,
     read_text,
-    special_token_regex,
 )
 
 # Chunks are small so each worker holds only a few MB of split strings at a time.
@@ -144,9 +144,7 @@ _ENDS_WIDE_SPACE[[c.encode("utf-8")[-1] for c in _WIDE_SPACES]] = True
 # The ASCII whitespace characters that are not separators.
 _OTHER_ASCII_SPACES = (b"\t", b"\r", b"\x0b", b"\x0c")
 # Last bytes a piece ending in whitespace can have: only such pieces are looked at closer.
-_MAY_END_IN_SPACE = [False] * 256
-for _char in " \t\n\x0b\x0c\r" + _WIDE_SPACES:
-    _MAY_END_IN_SPACE[_char.encode("utf-8")[-1]] = True
+_MAY_END_IN_SPACE = (_SPACE_BYTE | _ENDS_WIDE_SPACE).tolist()
 # A piece starts at a space, at a newline, or where a special token was: the counter writes a
 # NUL byte in its place (a text that holds a NUL of its own is counted by the pattern instead).
 _SEPARATORS = b" \n\0"
@@ -172,7 +170,7 @@ class PieceCounter:
         self.special_bytes = tuple(token.encode("utf-8") for token in special_tokens)
         if any(not token or b"\0" in token for token in self.special_bytes):
             raise ValueError("a special token is empty or holds a NUL: count with the pattern")
-        self.special = special_token_regex(special_tokens)  # for a text that holds a NUL
+        self.special_tokens = tuple(special_tokens)  # for a text that holds a NUL
         self.special_in_bytes = _bytes_alternation(self.special_bytes)
         self.pieces = PieceTable()
         self.direct: Counter[str] = Counter()  # of the glued stretches and first pieces
@@ -181,19 +179,18 @@ class PieceCounter:
     def add(self, data: bytes) -> None:
         """Count the pretokens of one UTF-8 text (all of it: a text is never cut inside)."""
         if b"\0" in data:  # its NUL would be taken for a special token: the plain pattern
-            tokens = self._split_with_special(data)
-            self.direct.update(token.decode("utf-8") for token in tokens)
+            self.direct.update(_count_strings(data.decode("utf-8"), self.special_tokens))
             return
         text = self._mark_special(data)
         n = len(text)
         starts = separator_positions(text, _SEPARATORS)
         ends = piece_ends(starts, n)
-        counted = np.ones(len(starts), dtype=bool)
         first = int(starts[0]) if len(starts) else n
         # A separator that may not be a cut glues the pieces on either side of it; a run of them
         # glues one stretch, counted with the pattern instead of as pieces.
         unsafe = self._unsafe_separators(text, starts)
         if len(unsafe):
+            counted = np.ones(len(starts), dtype=bool)
             breaks = np.flatnonzero(np.diff(unsafe) != 1) + 1
             firsts = unsafe[np.concatenate(([0], breaks))].tolist()
             lasts = unsafe[np.concatenate((breaks - 1, [len(unsafe) - 1]))].tolist()
@@ -203,7 +200,8 @@ class PieceCounter:
                 self._add_segment(text[start : ends[b]])
             if firsts[0] == 0:  # the stretch began with the text before the first separator
                 first = 0
-        self.pieces.count(text, starts[counted], ends[counted])
+            starts, ends = starts[counted], ends[counted]
+        self.pieces.count(text, starts, ends)
         self._add_segment(text[:first])
 
     def _mark_special(self, data: bytes) -> bytes:
@@ -297,10 +295,8 @@ class PieceCounter:
     def _add_group(self, counts: Counter[bytes], group: list[bytes], count: int) -> None:
         text = b"".join(group)
         after_special = text.count(0)  # each becomes a newline: one pretoken "\n" to take off
-        if after_special:
-            text = text.replace(b"\0", b"\n")
         if text.isascii():
-            _add_scaled(counts, _ASCII_PATTERN.findall(text), count)
+            _add_scaled(counts, _ASCII_PATTERN.findall(text.replace(b"\0", b"\n")), count)
         else:
             ascii_text = b"".join(filter(bytes.isascii, group)).replace(b"\0", b"\n")
             _add_scaled(counts, _ASCII_PATTERN.findall(ascii_text), count)
@@ -340,15 +336,6 @@ class PieceCounter:
         if text.isascii():
             return _ASCII_PATTERN.findall(text)
         return list(map(str.encode, GPT2_REGEX.findall(text.decode("utf-8"))))
-
-    def _split_with_special(self, text: bytes) -> list[bytes]:
-        """The pretokens of UTF-8 ``text``, special tokens split out: the ``regex`` pattern."""
-        decoded = text.decode("utf-8")
-        parts = self.special.split(decoded)[::2] if self.special is not None else (decoded,)
-        tokens: list[bytes] = []
-        for part in parts:
-            tokens += map(str.encode, GPT2_REGEX.findall(part))
-        return tokens
 
 
 def _add_scaled(counts: Counter[bytes], tokens: list[bytes], count: int) -> None:
