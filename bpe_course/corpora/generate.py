@@ -3,7 +3,8 @@
 The generators of both shapes yield blocks of documents (about a megabyte each) forever, from a
 seed. A corpus of N bytes is the longest run of whole documents, from the start of that stream,
 that fits in N bytes: so the 5 MB corpus is a prefix of the 21.5 MB one, as TinyStories' slices
-are, and memory stays at a block or two whatever N is (a 2.1 GB corpus takes no more than 1 MB).
+are, and memory stays at a block or two whatever N is (``tests/test_corpora.py`` checks that the
+peak does not grow with N).
 The bytes go to a partial file of this run's own (see :mod:`bpe_course.files`) and are renamed
 only when complete; an error, a full disk or Ctrl-C removes the partial file, so no file that
 looks complete is ever left half-written. Two runs of the same corpus at once each write their

@@ -1,7 +1,7 @@
 """The "wide" shape: encyclopedic articles, with the many distinct words of books and the web.
 
-TinyStories uses few distinct words (W about 13,000 at 21.5 MB). Encyclopedias, books and web
-text use ten times more at the same size: names, places, numbers and dates, rarer words, a little
+TinyStories uses few distinct words (the V1-V5 post's table: W about 13,000 at 21.5 MB).
+Encyclopedias, books and web text use ten times more at the same size: names, places, numbers and dates, rarer words, a little
 non-ASCII. That is where the merge loop's cost per word, the heap's constant factors and the
 garbage collector show, so the course measures its trainers on both shapes.
 

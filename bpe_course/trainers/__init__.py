@@ -37,7 +37,9 @@ class Trainer:
     @property
     def module(self) -> ModuleType:
         """The module of its merge loop (the notebooks show its source). Imported on first use,
-        not with the registry: a run of one trainer loads that one (numpy alone is 60 ms)."""
+        not with the registry: a run of one trainer loads that one and its dependencies (numpy
+        only for the trainers that use it), which counts in a short run's start-up
+        (``tests/test_startup.py`` checks what a run imports)."""
         return importlib.import_module(self.module_name)
 
     @property

@@ -25,9 +25,9 @@ which a merge handles all its sites at once. The parts of that change, named:
    a count below a floor goes into a bucket, and enters the heap only if the best count falls
    to it (most never do).
 5. **No cycle collector while the loop runs** (:mod:`~bpe_course.collector`): the loop makes no
-   reference cycles, and the collector's walks over the position lists cost 12-15% of it (merge
-   loop CPU on the 21.5 MB counts at vocab 5,000, collector on / off in turn, 3 rounds: wide
-   0.74-0.78 / 0.65-0.66 s, gcide 0.92-0.98 / 0.78-0.81 s).
+   reference cycles, so the collector's walks over the position lists it keeps alive never free
+   anything; they cost a share of the loop all the same (measured with the collector on and off
+   in turn: ``notebooks/results/measurements.md``).
 
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
 (its ``PairKeys``, ``build_heap``, ``pop_best`` by ``best_pairs``), with the same tie-break
@@ -38,20 +38,12 @@ Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs)
 Memory: five integers per byte of the distinct words (not of the corpus).
 Pretokenization counts pieces first (:mod:`bpe_course.pieces`).
 
-What each change paid, measured side by side (``notebooks/results/beyond.csv``, 2026-11-27: each
-run in a fresh process, versions in turn within each repeat, 2 workers, on a 2-core machine;
-medians of 5 on the 21.5 MB stories at vocab 5,000 / 10,000, of 3 on the 21.5 MB wide corpus at
-vocab 5,000; notebook 13 draws the waterfalls, with ranges):
-
-- counting pieces before the pattern: pretokenization 1.03 / 1.01 s (V5's pattern) to 0.30 /
-  0.29 s on the stories, 1.32 s to 0.61 s on the wide corpus (its distinct pieces are many, and
-  each worker runs the pattern on all of its own);
-- merge sites on words as ``str`` (:mod:`~bpe_course.trainers.sites`): merge loop 0.46 / 0.53 s
-  (V5) to 0.18 / 0.22 s on the stories, 7.21 s to 2.45 s on the wide corpus;
-- this module's loop, its five changes together: 0.12 / 0.17 s on the stories, where most merges
-  are small, and 0.77 s on the wide corpus, where the first merges touch most of its 163,000
-  words. The last two were also measured alone (in :mod:`~bpe_course.trainers.waiting` and in 5.
-  above).
+What each change paid is measured side by side, version by version (V5, sites, fast), in
+``notebooks/results/beyond.csv``; notebook 13 draws the waterfalls, with ranges, and
+``notebooks/results/measurements.md`` gives the figures with the commands that make them again.
+Counting pieces pays least where the distinct pieces are many (each worker runs the pattern on
+all of its own); this module's loop pays most where the first merges touch most of the words,
+and least where most merges are small. Changes 4 and 5 were also measured alone.
 """
 
 from __future__ import annotations

@@ -20,9 +20,10 @@ process; the shards' state is a few flat arrays, copied once, late in the run.
 Per merge, parallel: one round trip to ``N`` workers, plus ``1/N`` of fast's work on the sites
 each, plus the parent's heap pushes. At home: fast's per-merge work. Setup: the words sent once,
 and each worker indexes its shard (fast's numpy index, in parallel).
-Limits: every merge waits for the slowest shard; a round trip (pickle, pipe, wake-up) is tens of
-microseconds, so with few cores it pays only on merges touching many words (notebook 13 measures
-where). A worker that dies stops the run with one line; workers end with their parent.
+Limits: every merge waits for the slowest shard; a round trip (pickle, pipe, wake-up) is a fixed
+cost paid on every merge, growing with the workers, so with few cores it pays only on merges
+touching many words (notebook 13 measures where, from ``python -m bpe_course.bench.shards costs``).
+A worker that dies stops the run with one line; workers end with their parent.
 """
 
 from __future__ import annotations

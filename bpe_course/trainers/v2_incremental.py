@@ -9,8 +9,8 @@ Same O(m W L) bound as V1 in the worst case; much smaller constant factors.
 
 :func:`pair_count_changes` is the idea on one word (the notebook traces it; the exercise asks for it);
 the loop does the same for every changed word, into one shared ``deltas``, written out rather
-than called: a call would merge each changed word a second time (1.3x the loop's CPU on the wide
-1 MB corpus to vocab 800, measured in turn with the inline loop).
+than called: a call would merge each changed word a second time (measured in turn with the inline
+loop: ``notebooks/results/measurements.md``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Rare pairs wait outside the heap: the heap of fast (and shards) holds only pairs that may win soon.
 
-A merge makes many pairs, and most are rare: on the wide 21.5 MB corpus at vocab 5,000 the
-merges make 142,363 pairs, half of them counted 10 times or fewer, while every merge of that run
-picks a pair counted 203 times or more. Pushing each into V5's heap costs a key (four ``bytes`` joined)
-and a sift, for entries most runs never pop.
+A merge makes many pairs, and most are rare: counted far less often than any pair the run goes
+on to merge (on a corpus of many distinct words, counted in ``notebooks/results/measurements.md``).
+Pushing each into V5's heap costs a key (four ``bytes`` joined) and a sift, for entries most runs
+never pop.
 
 So pairs made with a count below a *floor* (a power of two) are not pushed: they wait in a bucket
 by their count's bit length. Exact because of fast's rule that a pair is made only by the merge of
@@ -14,10 +14,10 @@ the floor drops to the power of two at or below it and the buckets above the new
 heap with their counts of now (a pair whose count is 0, merged or lost, is dropped). A pair
 enters the heap at most once, as before, and the run may end with most pairs never pushed.
 
-Measured on the word counts of the 21.5 MB corpora at vocab 5,000, fast's merge loop with and
-without it in turn in one process (CPU seconds, 3 rounds): wide 1.26-1.35 -> 1.05-1.11 (14,107
-pushes instead of about 150,000), gcide 1.54-1.61 -> 1.19-1.32, stories 0.12-0.13 ->
-0.11-0.12.
+Cost: O(1) per pair made (a comparison with the floor, then a push or an append); a waiting pair
+is visited once more, when the floor drops below its bucket. Measured against fast's loop pushing every pair made, in turn in one process: fewer
+pushes and less CPU, most where merges make many rare pairs (the figures and the command:
+``notebooks/results/measurements.md``).
 """
 
 from __future__ import annotations
