@@ -11,11 +11,15 @@ import base64
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bpe_course.files import write_atomically
 from bpe_course.formats import token_to_text, vocab_as_text
 from bpe_course.pretokenize import GPT2_PATTERN
 from bpe_course.tokenizer import Tokenizer
+
+if TYPE_CHECKING:  # for the hint only: tiktoken is an optional extra
+    import tiktoken
 
 
 def hugging_face_json(tokenizer: Tokenizer) -> dict:
@@ -84,10 +88,10 @@ def save_tiktoken(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> Path:
     return write_atomically(Path(path), "\n".join(lines) + "\n")
 
 
-def tiktoken_encoding(tokenizer: Tokenizer, name: str = "bpe_course"):
+def tiktoken_encoding(tokenizer: Tokenizer, name: str = "bpe_course") -> tiktoken.Encoding:
     """A ``tiktoken.Encoding`` equal to ``tokenizer`` (needs ``pip install tiktoken``)."""
     try:
-        import tiktoken
+        import tiktoken  # lazy: an optional extra (the test extra has it)
     except ImportError:
         raise ImportError("tiktoken_encoding needs tiktoken: pip install tiktoken") from None
     return tiktoken.Encoding(

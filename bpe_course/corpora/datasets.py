@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+from bpe_course.corpora.generate import GENERATOR_VERSION, check_shape, write_generated
 from bpe_course.errors import BPEInputError
 from bpe_course.files import write_atomically
 from bpe_course.paths import data_dir
@@ -121,8 +122,6 @@ def generated_corpus(
 ) -> Path:
     """The offline corpus of ``shape`` and ``size`` bytes for ``seed``, generated once (streamed,
     in bounded memory) and cached in ``data/``. ``progress``: a tqdm bar (default: from 100 MB)."""
-    from bpe_course.corpora.generate import GENERATOR_VERSION, check_shape, write_generated
-
     size = parse_size(size)
     check_shape(shape)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:

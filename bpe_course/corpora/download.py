@@ -16,9 +16,15 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bpe_course.corpora.datasets import Dataset, _writable_data_dir, get_dataset
 from bpe_course.errors import BPEInputError
+
+if TYPE_CHECKING:  # for the hints only: loaded when a download runs (see _request)
+    import http.client
+
+    from tqdm.auto import tqdm
 
 
 class DownloadError(BPEInputError):
@@ -165,16 +171,16 @@ def _request(source: str, name: str, done: int, timeout: float):
 
 
 def _receive(
-    response,
+    response: http.client.HTTPResponse,
     partial: Path,
     start: int,
     name: str,
     limits: _Limits,
-    bar,
+    bar: tqdm | None,
     on_bytes: Callable[[int], None] | None,
 ) -> None:
     """Write the reply's body into ``partial`` from ``start`` (0, or the partial file's end)."""
-    import http.client
+    import http.client  # lazy: start-up (the network stack, as in _request)
 
     try:
         with open(partial, "ab" if start else "wb") as out:
@@ -289,10 +295,10 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _download_bar(enabled: bool, total: int | None, initial: int, name: str):
+def _download_bar(enabled: bool, total: int | None, initial: int, name: str) -> tqdm | None:
     if not enabled:
         return None
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # lazy: start-up (only when a bar is shown)
 
     return tqdm(
         total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=name

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bpe_course.collector import collector_paused
 from bpe_course.errors import BPEInputError
 from bpe_course.files import partial_path, publish, remove_stale_partials
 from bpe_course.pretokenize import END_OF_TEXT
+
+if TYPE_CHECKING:  # for the hints only: loaded when a bar is shown
+    from tqdm.auto import tqdm
 
 # Bump when the bytes for a given seed change: it is part of every generated file's name, so a
 # corpus cached by an older generator is never taken for the current one.
@@ -29,13 +33,13 @@ _DOCUMENT_END = f"{END_OF_TEXT}\n".encode()
 
 
 def _stories(seed: int) -> Iterator[bytes]:
-    from bpe_course.corpora.stories import story_blocks
+    from bpe_course.corpora.stories import story_blocks  # lazy: start-up (numpy, this shape only)
 
     return story_blocks(seed, GENERATOR_VERSION)
 
 
 def _wide(seed: int) -> Iterator[bytes]:
-    from bpe_course.corpora.wide import wide_blocks
+    from bpe_course.corpora.wide import wide_blocks  # lazy: start-up (numpy, this shape only)
 
     return wide_blocks(seed, GENERATOR_VERSION)
 
@@ -109,9 +113,9 @@ def _last_document_end(block: bytes, limit: int) -> int:
     return 0 if at == -1 else at + len(_DOCUMENT_END)
 
 
-def _bar(enabled: bool, total: int, desc: str):
+def _bar(enabled: bool, total: int, desc: str) -> tqdm | None:
     if not enabled:
         return None
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # lazy: start-up (only when a bar is shown)
 
     return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc=desc)

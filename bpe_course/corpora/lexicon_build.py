@@ -220,7 +220,7 @@ ALPHA = re.compile(r"[a-z]+")
 
 def build_rows() -> list[tuple[str, str, int]]:
     """Every (role, form, weight) of the lexicon, sorted."""
-    try:
+    try:  # lazy: the lexicon extra, which only maintainers install
         import names
         from better_profanity import profanity
         from lemminflect import getAllInflections, getAllLemmas
@@ -414,7 +414,7 @@ def _census_names(folder: Path, english: dict[str, float]) -> set[tuple[str, str
 
 def _non_ascii(english: dict[str, float]) -> set[tuple[str, str, int]]:
     """Accented words and emoji from wordfreq's English list, CJK words from its Chinese list."""
-    from wordfreq import get_frequency_dict
+    from wordfreq import get_frequency_dict  # lazy: the lexicon extra (checked in build_rows)
 
     rows = set()
     for word, frequency in english.items():

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import partial
 
+from bpe_course.errors import BPEInputError
 from bpe_course.reference import post_v4, post_v5
 from bpe_course.trainers import v5_heap
 from bpe_course.trainers.common import MergeLoop
@@ -98,8 +99,6 @@ RUNGS: dict[str, Rung] = {
 
 def get_rung(name: str) -> Rung:
     """The rung called ``name``, or a clear error listing them."""
-    from bpe_course.errors import BPEInputError
-
     try:
         return RUNGS[name]
     except (KeyError, TypeError):
