@@ -9,6 +9,8 @@ from collections import Counter
 
 import pytest
 import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bpe_course import safe_cuts
 from bpe_course.counting import count_words, plan
@@ -26,6 +28,9 @@ def test_split_token_choice() -> None:
     assert pick_split_token([EOT, EOT + EOT]) == EOT  # the longer one starts with the shorter: safe
     assert pick_split_token([EOT, "x<|endoftext|>"]) is None  # contains it after a prefix
     assert pick_split_token([EOT, "ab<|"]) is None  # ends inside it
+    for itself in ("\n\n", "aa", "abab", "<|<|"):  # a token that overlaps itself
+        assert pick_split_token([itself]) is None
+    assert pick_split_token(["ab", "abab"]) == "ab"  # copies of it: a cut inside leaves copies
 
 
 def write(tmp_path, name: str, text: str):
@@ -141,3 +146,47 @@ def test_another_pattern_counts_exactly_with_either_counter(
     )
     assert got == {word.encode("utf-8"): n for word, n in wanted.items()}
     assert got != count_words(path, [EOT])  # GPT-2's counts differ: the pattern was used
+
+
+# --- Special tokens that overlap each other or themselves ----------------------------------------
+
+OVERLAPPING = [
+    ["\n\n"],
+    ["\n\n\n"],
+    ["  "],
+    ["aa"],
+    [EOT, "\n\n"],
+    ["\n\n", EOT],
+    ["aa", "a"],
+    [EOT, EOT + EOT],
+    ["<|a", "a|>", EOT],
+]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    parts=st.lists(
+        st.sampled_from(["a", "b", " ", "\n", "\t", "é", EOT, "<|", "|>", "x."]), max_size=60
+    ),
+    specials=st.sampled_from(OVERLAPPING),
+    counter=st.sampled_from(["pattern", "pieces"]),
+    compressed=st.booleans(),
+    chunk=st.integers(1, 12),
+)
+def test_counts_never_depend_on_where_a_file_is_cut(
+    tmp_path_factory, monkeypatch, parts, specials, counter, compressed, chunk
+) -> None:
+    # Tiny chunks put a cut at every place the planner would ever choose: the counts must be the
+    # pattern's over the whole text, for tokens that overlap each other or themselves too.
+    text = "".join(parts)
+    path = tmp_path_factory.mktemp("cut") / ("t.txt.gz" if compressed else "t.txt")
+    data = text.encode("utf-8")
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    monkeypatch.setattr(plan, "DOCUMENT_CHUNK_BYTES", chunk)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", chunk)
+    expected = count_words_in_text(text, specials)
+    for workers in (1, 2):
+        got = count_words(path, specials, workers, counter=counter, min_bytes_per_worker=1)
+        assert got == expected, (workers, text, specials)

@@ -164,17 +164,22 @@ def _compressed(path: Path) -> bool:
 
 
 def pick_split_token(special_tokens: Sequence[str]) -> str | None:
-    """The special token to cut chunks at, or None when no cut is safe.
+    """The special token to cut chunks at, or None when no cut before a token is safe.
 
-    Prefers ``<|endoftext|>``, else the first special token. A cut at the start of an occurrence of
-    S is safe when no other special token T can match across that position, that is when no proper
-    suffix of T is a prefix of S or starts with S. A T made of copies of S (``<|endoftext|>`` twice)
-    is safe as well: a cut inside it leaves only copies of S on each side, never counted.
-    Otherwise there is no safe cut, and the file is counted as one chunk (still exactly).
+    Prefers ``<|endoftext|>``, else the first special token. A cut at the start of an occurrence
+    of S is safe when no occurrence of any special token can cover that position, for then the
+    split at special tokens reaches it in the same state whether the text is whole or cut there.
+    So S must not overlap itself (no proper prefix of S is also its suffix: in ``"\n\n\n"`` the
+    occurrence of ``"\n\n"`` at 1 is not one the split takes), and for every other token T no
+    proper suffix of T is a prefix of S or starts with S. A T made of copies of S
+    (``<|endoftext|>`` twice) is safe as well: a cut inside it leaves only copies of S on each
+    side, never counted. Otherwise the file is cut at safe cuts alone (still exactly).
     """
     if not special_tokens:
         return None
     split = END_OF_TEXT if END_OF_TEXT in special_tokens else special_tokens[0]
+    if any(split[:k] == split[-k:] for k in range(1, len(split))):
+        return None  # it overlaps itself
     for other in special_tokens:
         if other == split or other == split * (len(other) // len(split)):
             continue
