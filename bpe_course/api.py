@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from bpe_course.counting import count_words
+from bpe_course.counting.sources import Corpus, check_file, describe, resolve_sources
 from bpe_course.errors import BPEInputError
-from bpe_course.sources import (
-    GZIP_SUFFIX,
-    Corpus,
-    check_file,
-    count_sources,
-    describe,
-    resolve_sources,
-)
 from bpe_course.trainers import Trainer, get_trainer
 from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check_training_arguments
 
@@ -35,7 +29,8 @@ def train_bpe(
     """Train a byte-level BPE tokenizer on a UTF-8 text file, or on many.
 
     ``input_path`` is a file, a directory, a glob pattern or a list of them, each file plain text
-    or ``.gz`` (see :mod:`bpe_course.sources`); the words of all files are counted together.
+    or ``.gz`` (see :mod:`bpe_course.counting.sources`); the words of all files are counted
+    together, by the counter the trainer's registry entry names (:mod:`bpe_course.counting`).
 
     Returns ``(vocab, merges)``: ``vocab`` maps ids to bytes (the 256 bytes, then the special
     tokens, then one token per merge), ``merges`` lists the merged pairs in order. Every version
@@ -44,7 +39,8 @@ def train_bpe(
     ``workers``: processes for pretokenization (``None``: all cores; only versions from V3 on use
     more than one). ``scheduler``: count the words on a Dask cluster instead (every version can;
     the ``cluster`` extra): ``"local"`` starts one on this machine with ``workers`` processes, an
-    address such as ``"tcp://host:8786"`` uses a running one (see :mod:`bpe_course.cluster`).
+    address such as ``"tcp://host:8786"`` uses a running one (see
+    :mod:`bpe_course.counting.cluster`).
     The counts, and so the merges, are the same either way. ``progress``: show tqdm bars (a widget
     in Jupyter). ``on_merge``: called after each merge with a
     :class:`~bpe_course.trainers.common.MergeEvent`. ``timings``: a dict that receives the seconds
@@ -64,16 +60,20 @@ def train_bpe(
     paths = resolve_sources(input_path)
 
     start = time.perf_counter()
-    if scheduler is not None:
-        from bpe_course.cluster import count_words_on_cluster
-
-        word_counts = count_words_on_cluster(
-            paths, special_tokens, scheduler=scheduler, workers=workers, progress=progress
+    total = sum(path.stat().st_size for path in paths)
+    bar = _progress_bar(progress, total=total, desc="pretokenize", unit="B")
+    try:
+        word_counts = count_words(
+            paths,
+            special_tokens,
+            workers if trainer.parallel or scheduler is not None else 1,
+            counter=trainer.counter,
+            scheduler=scheduler,
+            on_counted=None if bar is None else bar.update,
         )
-    else:
-        word_counts = _count_here(
-            trainer.count_words, paths, special_tokens, workers if trainer.parallel else 1, progress
-        )
+    finally:
+        if bar is not None:
+            bar.close()
     if not word_counts:
         raise BPEInputError(
             f"{describe(paths)} holds no text to train on (it is empty, or holds only special tokens)"
@@ -127,27 +127,6 @@ def _run_merge_loop(
         return trainer.merge_loop(
             word_counts, vocab_size, special_tokens, on_merge=callback, **options
         )
-    finally:
-        if bar is not None:
-            bar.close()
-
-
-def _count_here(
-    count_words: Callable[..., dict[bytes, int]],
-    paths: list[Path],
-    special_tokens: Sequence[str],
-    workers: int | None,
-    progress: bool | None,
-) -> dict[bytes, int]:
-    """Word counts on this machine: one plain file by the trainer's own ``count_words`` (the fast
-    trainer counts pieces), several files or a ``.gz`` by file set."""
-    total = sum(path.stat().st_size for path in paths)
-    bar = _progress_bar(progress, total=total, desc="pretokenize", unit="B")
-    update = None if bar is None else bar.update
-    try:
-        if len(paths) == 1 and not paths[0].name.endswith(GZIP_SUFFIX):
-            return count_words(paths[0], special_tokens, workers=workers, on_chunk=update)
-        return count_sources(paths, special_tokens, workers=workers, on_range=update)
     finally:
         if bar is not None:
             bar.close()

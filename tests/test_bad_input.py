@@ -29,7 +29,7 @@ def test_missing_file(tmp_path) -> None:
 
 
 def test_directory_without_files(tmp_path) -> None:
-    # A directory is a corpus of many files (bpe_course.sources); an empty one is a mistake.
+    # A directory is a corpus of many files (bpe_course.counting.sources); an empty one is a mistake.
     with raises("is a directory with no files to train on"):
         train_bpe(tmp_path, 300)
 
@@ -50,7 +50,7 @@ def test_invalid_utf8_names_the_offset(tmp_path, version) -> None:
 
 
 def test_invalid_utf8_offset_in_a_later_chunk(tmp_path) -> None:
-    from bpe_course.pretokenize import count_words
+    from bpe_course.counting import count_words
 
     good = ("a fine story" + EOT).encode() * 1000
     path = tmp_path / "late.txt"

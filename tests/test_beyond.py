@@ -90,7 +90,6 @@ def test_a_readers_trainer_is_drawn_beside_v4_and_v5() -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_memory_over_time_counts_the_workers(tmp_path, monkeypatch) -> None:
     from bpe_course.bench import memory
-    from bpe_course.pieces import CHUNK_BYTES  # noqa: F401 (the worker counts in chunks)
 
     path = tmp_path / "corpus.txt"
     path.write_text(("a story of some words, told twice. " * 40 + "<|endoftext|>") * 3000)

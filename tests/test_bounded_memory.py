@@ -27,26 +27,26 @@ BOUND_MB = 20
 
 SCRIPT = """
 import json, sys
-from bpe_course import cuts, pieces, pretokenize, sources
+from bpe_course import pretokenize
+from bpe_course.counting import count_words, pieces, plan  # numpy loaded before the first peak
 
 def peak_mb():
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
 
-pretokenize.MAX_CHUNK_BYTES = sources.MAX_CHUNK_BYTES = pieces.CHUNK_BYTES = {chunk}
+plan.DOCUMENT_CHUNK_BYTES = plan.PIECE_CHUNK_BYTES = {chunk}
 how, path, specials = sys.argv[1], sys.argv[2], sys.argv[3:]
-count = {{"pattern": pretokenize.count_words, "pieces": pieces.count_words_by_pieces}}.get(how)
 calls = []
 before = peak_mb()
 if how == "text":  # a text already in memory (the API's count_words_in_text)
     text = open(path, encoding="utf-8").read()
     before = peak_mb()
     counts = pretokenize.count_words_in_text(text, specials)
-elif count is None:
-    counts = sources.count_sources(path, specials, workers=1)
+elif how == "gz":
+    counts = count_words(path, specials, workers=1)
 else:
-    counts = count(path, specials, workers=1, on_chunk=calls.append)
+    counts = count_words(path, specials, workers=1, counter=how, on_counted=calls.append)
 print(json.dumps({{"before": before, "grew_mb": peak_mb() - before, "chunks": len(calls), "words": sum(counts.values())}}))
 """
 
@@ -103,11 +103,12 @@ def test_a_gz_without_a_separator_is_streamed(russian, specials) -> None:
 
 def test_a_file_without_a_separator_is_planned_as_many_tasks(russian) -> None:
     # the ranges a Dask cluster (or a process pool) runs as tasks: one per file before
-    from bpe_course.sources import plan_ranges
+    from bpe_course.counting.plan import plan_tasks
 
     plain, _, _ = russian
-    assert len(plan_ranges([plain], [], tasks=8)) >= 8
-    assert len(plan_ranges([plain], ["<|endoftext|>"], tasks=8)) >= TEXT_BYTES // 32_000_000
+    for counter in ("pattern", "pieces"):
+        assert len(plan_tasks([plain], [], counter, tasks=8)) >= 8
+        assert len(plan_tasks([plain], ["<|endoftext|>"], counter, tasks=8)) >= 8
 
 
 def test_a_long_text_in_memory_is_pretokenized_in_parts(russian) -> None:

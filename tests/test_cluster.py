@@ -15,7 +15,10 @@ import pytest
 
 from bpe_course import BPEInputError, train_bpe
 from bpe_course.cli import main
-from bpe_course.sources import count_sources, plan_ranges, resolve_sources
+from bpe_course.counting import count_words, plan
+from bpe_course.counting.counters import choose_counter
+from bpe_course.counting.plan import plan_tasks
+from bpe_course.counting.sources import resolve_sources
 
 from .conftest import EOT, stdlib_corpus
 
@@ -23,12 +26,14 @@ pytest.importorskip(
     "distributed", reason="the cluster extra is not installed: pip install 'bpe_course[cluster]'"
 )
 
-from bpe_course.cluster import (  # noqa: E402 (only once the extra is known to be there)
+from bpe_course.counting.cluster import (  # noqa: E402 (only once the extra is known to be there)
+    add_counts,
+    count_on_worker,
     count_words_on_cluster,
     dask_client,
     kill_worker,
     map_reduce,
-    plan_piece_tasks,
+    plan_cluster_tasks,
 )
 
 WORKERS = 2
@@ -58,7 +63,7 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def local_counts(shards) -> dict[bytes, int]:
-    return count_sources(shards, [EOT])
+    return count_words(shards, [EOT])
 
 
 @pytest.mark.parametrize("tasks", [1, 5, 23])
@@ -69,21 +74,20 @@ def test_counts_equal_the_local_path(client, shards, local_counts, tasks) -> Non
 
 def test_without_special_tokens_too(client, shards) -> None:
     # No separator: each plain file is one range, each .gz one task, counts still exact.
-    expected = count_sources(shards, [])
+    expected = count_words(shards, [])
     assert count_words_on_cluster(shards, [], client=client, tasks=9) == expected
 
 
-def test_plain_files_are_counted_with_pieces_in_runs_of_chunks(
+def test_plain_files_are_counted_with_pieces_many_chunks_a_task(
     client, shards, local_counts, monkeypatch
 ) -> None:
-    import bpe_course.pieces
-
-    monkeypatch.setattr(bpe_course.pieces, "CHUNK_BYTES", 20_000)  # many chunks a task
-    tasks = plan_piece_tasks(resolve_sources(shards), [EOT], 4)
-    runs = [task for task in tasks if not hasattr(task, "compressed")]
-    assert len(runs) == 3 and all(len(run) > 1 for run in runs)  # the three plain files
-    assert all(a.end == b.start for run in runs for a, b in zip(run, run[1:]))
-    counts = count_words_on_cluster(shards, [EOT], client=client, tasks=4)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 20_000)  # many chunks a task
+    tasks = plan_cluster_tasks(resolve_sources(shards), [EOT], 1, counter="pieces", tasks=4)
+    assert len(tasks) == 4 and all(task.counter == "pieces" for task in tasks)
+    plain = [r for task in tasks for r in task.ranges if not r.compressed]
+    assert all(len(task.ranges) > 1 for task in tasks)
+    assert len({r.path for r in plain}) == 3  # the three plain files, in chunks
+    counts = count_words_on_cluster(shards, [EOT], client=client, tasks=4, counter="pieces")
     assert counts == local_counts
 
 
@@ -92,9 +96,9 @@ def test_a_special_token_pieces_cannot_count_is_counted_with_the_pattern(
     client, shards, token: str
 ) -> None:
     # a space: the chunks are cut at spaces, inside it; a NUL: pieces mark tokens with one
-    assert all(hasattr(t, "compressed") for t in plan_piece_tasks(resolve_sources(shards), [token]))
-    counts = count_words_on_cluster(shards, [token], client=client, tasks=6)
-    assert counts == count_sources(shards, [token])
+    assert choose_counter("pieces", [token]) == "pattern"
+    counts = count_words_on_cluster(shards, [token], client=client, tasks=6, counter="pieces")
+    assert counts == count_words(shards, [token])
 
 
 def test_train_bpe_learns_the_same_merges(client, shards) -> None:
@@ -138,10 +142,10 @@ def test_a_shard_gone_after_planning_fails_the_run_naming_it(client, tmp_path) -
     for name in ("stays.txt", "goes.txt"):
         paths.append(tmp_path / name)
         paths[-1].write_text(("a story" + EOT) * 2000, encoding="utf-8")
-    ranges = plan_ranges(resolve_sources(paths), [EOT], 6)
+    tasks = plan_tasks(resolve_sources(paths), [EOT], "pattern", 6)
     paths[1].unlink()  # as if another machine could not see it
     with pytest.raises(BPEInputError, match=r"cannot read .*goes\.txt"):
-        map_reduce(client, ranges, [EOT])
+        map_reduce(client, tasks)
 
 
 def test_invalid_utf8_names_the_shard_and_the_offset(client, shards, tmp_path) -> None:
@@ -224,9 +228,7 @@ def test_partial_counts_are_counters_so_dask_moves_them_whole(shards) -> None:
     # a Counter pickled whole: every sum of the reduce moves one.
     from collections import Counter
 
-    from bpe_course.cluster import add_counts, count_task
-
-    tasks = plan_piece_tasks(resolve_sources(shards), [EOT], 4)
-    counted = [count_task(task, [EOT]) for task in tasks[:2]]
+    tasks = plan_cluster_tasks(resolve_sources(shards), [EOT], 1, counter="pieces", tasks=4)
+    counted = [count_on_worker(task) for task in tasks[:2]]
     assert all(type(c) is Counter for c in counted)
     assert type(add_counts(*counted)) is Counter

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from bpe_course.bench.cluster import Costs, costs_from, estimate, path_ratios
-from bpe_course.cluster import TASK_BYTES
+from bpe_course.counting.cluster import TASK_BYTES
 
 COSTS = Costs(core_mb_s=5.0, start_s=4.0, task_ms=2.0, add_s=0.05, merge_s=30.0, words=60_000)
 

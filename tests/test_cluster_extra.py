@@ -22,7 +22,7 @@ def corpus(tmp_path):
 
 def test_dask_missing_is_one_line_saying_what_to_install(corpus, monkeypatch, capsys) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
-    from bpe_course.cluster import count_words_on_cluster
+    from bpe_course.counting.cluster import count_words_on_cluster
 
     with pytest.raises(BPEInputError, match=r"pip install 'bpe_course\[cluster\]'"):
         count_words_on_cluster(corpus, [EOT])
@@ -37,7 +37,7 @@ def test_the_core_never_imports_dask(corpus) -> None:
 
     script = (
         "import sys\n"
-        "import bpe_course, bpe_course.cluster, bpe_course.cli\n"
+        "import bpe_course, bpe_course.counting.cluster, bpe_course.cli\n"
         f"bpe_course.train_bpe({str(corpus)!r}, 300, ['<|endoftext|>'])\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'))\n"
         "assert not loaded, loaded\n"

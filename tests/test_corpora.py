@@ -21,7 +21,7 @@ from bpe_course.corpora.lexicon import lexicon_words
 from bpe_course.corpora.stories import CODE_WORDS, ENDINGS, MIDDLES, OPENINGS
 from bpe_course.corpora.wide import BODY, DIRECTIONS, HEADINGS, MONTHS
 from bpe_course.corpora.wide import OPENINGS as WIDE_OPENINGS
-from bpe_course.pretokenize import corpus_shape, count_words
+from bpe_course.counting import corpus_shape, count_words
 from bpe_course.reference.published import TINYSTORIES_SHAPE
 
 pytestmark = pytest.mark.usefixtures("data_folder")

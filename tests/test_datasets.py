@@ -21,7 +21,7 @@ from bpe_course.corpora.datasets import (
     slice_corpus,
 )
 from bpe_course.corpora.download import DownloadError, fetch
-from bpe_course.pretokenize import count_words
+from bpe_course.counting import count_words
 
 from .conftest import FullDisk
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bpe_course.corpora.dictd import GCIDE, dictd_entries, write_dictd_corpus
+from bpe_course.counting.pieces import count_pretokens
 from bpe_course.errors import BPEInputError
-from bpe_course.pieces import count_pretokens
 from bpe_course.pretokenize import GPT2_REGEX, split_on_special_tokens
 
 from .conftest import EOT

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_course.__main__ import main
+from bpe_course.counting.plan import find_chunk_boundaries
 from bpe_course.course.cases import find_chunk_boundaries as cut_cases
 from bpe_course.course.cases import pop_best as heap_cases
 from bpe_course.course.cases import rewrite_words as index_cases
@@ -31,7 +32,6 @@ from bpe_course.course.stubs import (
     write_stubs,
 )
 from bpe_course.paths import notebooks_dir
-from bpe_course.pretokenize import find_chunk_boundaries
 from bpe_course.trainers.common import count_pairs, merge_word, tie_break_key
 from bpe_course.trainers.v2_incremental import pair_count_changes
 from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words

@@ -70,7 +70,7 @@ REACHING_THE_SOLUTION = {
     "a trainer's merge loop": (
         "train_bpe",
         """
-        from bpe_course.pretokenize import count_words
+        from bpe_course.counting import count_words
         from bpe_course.trainers import TRAINERS
 
         def train_bpe(input_path, vocab_size, special_tokens):

@@ -35,12 +35,12 @@ def test_a_fifo_as_the_corpus_is_refused_at_once(fifo) -> None:
 @posix_only
 def test_the_api_refuses_a_fifo_in_a_list(fifo, tmp_path) -> None:
     from bpe_course import BPEInputError
-    from bpe_course.sources import resolve_sources
+    from bpe_course.counting.sources import resolve_sources
 
     good = tmp_path / "good.txt"
     good.write_text("a cat", encoding="utf-8")
     script = (
-        "from bpe_course.sources import resolve_sources\n"
+        "from bpe_course.counting.sources import resolve_sources\n"
         f"resolve_sources([{str(good)!r}, {str(fifo)!r}])\n"
     )
     done = run_bounded([sys.executable, "-c", script], timeout=60)
@@ -73,7 +73,7 @@ def test_a_refused_scheduler_address_is_one_line_at_once(tmp_path) -> None:
 
 def test_a_local_cluster_on_a_tiny_file_starts_one_worker(tmp_path) -> None:
     pytest.importorskip("distributed")
-    from bpe_course.cluster import count_words_on_cluster
+    from bpe_course.counting.cluster import count_words_on_cluster
 
     corpus = tmp_path / "tiny.txt"
     corpus.write_text("once upon a time" + EOT + "the end", encoding="utf-8")

@@ -20,7 +20,7 @@ from bpe_course.bench.libraries import (
     train_rustbpe,
 )
 from bpe_course.cli import main
-from bpe_course.pretokenize import count_words
+from bpe_course.counting import count_words
 from bpe_course.trainers import v1_naive
 from bpe_course.trainers.common import count_pairs, merge_word, words_as_ids
 

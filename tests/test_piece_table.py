@@ -10,8 +10,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_course import piece_table
-from bpe_course.piece_table import PieceTable, piece_ends, separator_positions
+from bpe_course.counting import piece_table
+from bpe_course.counting.piece_table import PieceTable, piece_ends, separator_positions
 
 # Pieces of every length class (empty, 1-8, 9-16, longer), bytes of every value (NUL included),
 # runs of spaces, and pieces that differ only past byte 8 or in their last byte.
@@ -110,7 +110,7 @@ def test_two_keys_that_share_a_mix_are_told_apart(monkeypatch) -> None:
 
 
 def test_length_matches_the_tables_between_sums() -> None:
-    # count_ranges asks after every chunk, so the table keeps the count instead of walking its
+    # count_task asks after every chunk, so the table keeps the count instead of walking its
     # unsummed tables: it must agree with them
     table = PieceTable()
     for _ in range(2000):

@@ -9,11 +9,18 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bpe_course import pieces
-from bpe_course.pieces import PieceCounter, count_pretokens, count_words_by_pieces, find_cuts
+from bpe_course.counting import count_words, pieces, plan
+from bpe_course.counting.pieces import PieceCounter, count_pretokens
+from bpe_course.counting.plan import piece_cuts
 from bpe_course.pretokenize import count_words_in_text
 
 from .conftest import EOT, by_pattern, stdlib_corpus
+
+
+def by_pieces(path, special_tokens, workers=1, **options) -> dict[bytes, int]:
+    """A file's word counts, counted by pieces (as the trainers beyond V5 count)."""
+    return count_words(path, special_tokens, workers, counter="pieces", **options)
+
 
 SPECIALS = [EOT, EOT + EOT, "[SEP]", "\n<s>", "»"]
 
@@ -68,7 +75,7 @@ def test_pieces_of_many_texts_add_up(parts: list[str]) -> None:
     for part in parts:
         counter.add(part.encode("utf-8"))
     expected = sum((by_pattern(part, [EOT]) for part in parts), Counter())
-    got = Counter({word.decode("utf-8"): n for word, n in counter.pretokens().items()})
+    got = Counter({word.decode("utf-8"): n for word, n in counter.word_counts().items()})
     assert +got == expected
 
 
@@ -90,13 +97,13 @@ def test_a_special_token_with_spaces_and_newlines_is_counted_by_pieces(tmp_path)
 def test_a_file_with_a_spaced_special_token_is_not_cut_inside_it(tmp_path, monkeypatch) -> None:
     # The chunks of a file are cut at a space after a letter or digit, which a token like this
     # holds: such a file is counted with the plain pattern, on any number of chunks.
-    monkeypatch.setattr(pieces, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 64)
     token = "<end of text>"
     text = ("one story" + token + "two  stories\n" + token) * 40
     path = tmp_path / "spaced.txt"
     path.write_text(text, encoding="utf-8")
     for workers in (1, 2):
-        assert count_words_by_pieces(path, [token], workers) == count_words_in_text(text, [token])
+        assert by_pieces(path, [token], workers) == count_words_in_text(text, [token])
 
 
 @pytest.mark.parametrize("token", ["<\0>", ""])
@@ -106,7 +113,7 @@ def test_a_special_token_empty_or_with_a_nul_falls_back_to_the_pattern(tmp_path,
     path = tmp_path / "nul.txt"
     text = "one story<\0>two  stories<\0> é"
     path.write_text(text, encoding="utf-8")
-    assert count_words_by_pieces(path, [token]) == count_words_in_text(text, [token])
+    assert by_pieces(path, [token]) == count_words_in_text(text, [token])
 
 
 def test_a_text_with_a_nul_of_its_own_counts_like_the_pattern() -> None:
@@ -137,9 +144,9 @@ def mixed_file(tmp_path_factory):
 
 
 def test_cuts_follow_an_ascii_letter_or_digit(mixed_file, monkeypatch) -> None:
-    monkeypatch.setattr(pieces, "_SCAN_BLOCK", 7)  # matches straddle the reads
+    monkeypatch.setattr(plan, "_SCAN_BLOCK", 7)  # matches straddle the reads
     data = mixed_file.read_bytes()
-    cuts = find_cuts(mixed_file, 40)
+    cuts = piece_cuts(mixed_file, 40)
     assert cuts[0] == 0 and cuts[-1] == len(data) and cuts == sorted(set(cuts)) and len(cuts) > 20
     for cut in cuts[1:-1]:
         assert data[cut : cut + 1] == b" " and data[cut - 1 : cut].isalnum()
@@ -147,24 +154,21 @@ def test_cuts_follow_an_ascii_letter_or_digit(mixed_file, monkeypatch) -> None:
 
 @pytest.mark.parametrize("workers", [1, 2, 5])
 def test_file_counts_equal_the_pattern(mixed_file, monkeypatch, workers: int) -> None:
-    monkeypatch.setattr(pieces, "CHUNK_BYTES", 20_000)  # many chunks
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 20_000)  # many chunks
     expected = count_words_in_text(mixed_file.read_text(encoding="utf-8"), [EOT])
-    assert (
-        count_words_by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1)
-        == expected
-    )
+    assert by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1) == expected
 
 
 def test_file_counts_under_spawn_with_progress(mixed_file, monkeypatch) -> None:
-    monkeypatch.setattr(pieces, "CHUNK_BYTES", 50_000)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 50_000)
     seen: list[int] = []
-    got = count_words_by_pieces(
+    got = by_pieces(
         mixed_file,
         [EOT],
         workers=2,
         min_bytes_per_worker=1,
         start_method="spawn",
-        on_chunk=seen.append,
+        on_counted=seen.append,
     )
     assert got == count_words_in_text(mixed_file.read_text(encoding="utf-8"), [EOT])
     assert sum(seen) == mixed_file.stat().st_size  # every chunk reported once
@@ -175,25 +179,25 @@ def test_file_counts_under_spawn_with_progress(mixed_file, monkeypatch) -> None:
 )
 @given(text=texts, chunk=st.integers(min_value=1, max_value=40))
 def test_any_chunking_is_exact(tmp_path, monkeypatch, text: str, chunk: int) -> None:
-    monkeypatch.setattr(pieces, "CHUNK_BYTES", chunk)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", chunk)
     path = tmp_path / "any.txt"
     path.write_bytes(text.encode("utf-8"))
-    assert count_words_by_pieces(path, SPECIALS) == count_words_in_text(text, SPECIALS)
+    assert by_pieces(path, SPECIALS) == count_words_in_text(text, SPECIALS)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_counts_stay_exact_when_pieces_are_flushed_to_pretokens(
     mixed_file, monkeypatch, workers: int
 ) -> None:
-    monkeypatch.setattr(pieces, "CHUNK_BYTES", 20_000)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 20_000)
     monkeypatch.setattr(pieces, "MAX_PIECES", 50)  # a flush after nearly every chunk
     flushes: list[int] = []
-    pretokens = pieces.PieceCounter.pretokens
+    word_counts = pieces.PieceCounter.word_counts
     monkeypatch.setattr(
-        pieces.PieceCounter, "pretokens", lambda self: flushes.append(1) or pretokens(self)
+        pieces.PieceCounter, "word_counts", lambda self: flushes.append(1) or word_counts(self)
     )
     expected = count_words_in_text(mixed_file.read_text(encoding="utf-8"), [EOT])
-    got = count_words_by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1)
+    got = by_pieces(mixed_file, [EOT], workers=workers, min_bytes_per_worker=1)
     assert got == expected
     if workers == 1:  # the patch is seen in this process only
         assert len(flushes) > 3
@@ -201,11 +205,11 @@ def test_counts_stay_exact_when_pieces_are_flushed_to_pretokens(
 
 def test_real_text_without_special_tokens(tmp_path, monkeypatch) -> None:
     # Python sources: indentation is whitespace runs of every length, the hard case.
-    monkeypatch.setattr(pieces, "CHUNK_BYTES", 30_000)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 30_000)
     text = stdlib_corpus(300_000).replace(EOT, "\n")
     path = tmp_path / "code.txt"
     path.write_text(text, encoding="utf-8")
-    got = count_words_by_pieces(path, [], workers=2, min_bytes_per_worker=1)
+    got = by_pieces(path, [], workers=2, min_bytes_per_worker=1)
     assert got == count_words_in_text(text, [])
 
 
@@ -215,7 +219,7 @@ def test_invalid_utf8_is_one_clear_error(tmp_path) -> None:
     path = tmp_path / "bad.txt"
     path.write_bytes(b"fine text " * 10 + b"\xff oops")
     with pytest.raises(BPEInputError, match="not valid UTF-8: byte 0xff at byte offset 100"):
-        count_words_by_pieces(path, [EOT])
+        by_pieces(path, [EOT])
 
 
 @pytest.mark.parametrize("special", ["END", "7", ",", "ab.", "x", "<|x|>", "'s"])

@@ -12,9 +12,9 @@ import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_course import pieces
-from bpe_course.piece_table import separator_positions
-from bpe_course.pieces import PieceCounter, count_pretokens
+from bpe_course.counting import pieces
+from bpe_course.counting.piece_table import separator_positions
+from bpe_course.counting.pieces import PieceCounter, count_pretokens
 
 from .conftest import EOT, by_pattern, stdlib_corpus
 
@@ -26,7 +26,7 @@ def repeated_counts(texts: list[str], special_tokens=()) -> Counter[str]:
     counter = PieceCounter(special_tokens)
     for text in texts:
         counter.add(text.encode("utf-8"))
-    return Counter({word.decode("utf-8"): n for word, n in counter.pretokens().items()})
+    return Counter({word.decode("utf-8"): n for word, n in counter.word_counts().items()})
 
 
 @pytest.mark.parametrize(

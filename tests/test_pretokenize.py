@@ -1,24 +1,25 @@
-"""Pretokenization: the GPT-2 pattern, special tokens, chunk boundaries, parallel = serial."""
+"""Pretokenization of one text: the GPT-2 pattern, special tokens, the patterns derived from it."""
 
 from __future__ import annotations
 
-import random
+import re
 
 import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_course import pretokenize
 from bpe_course.pretokenize import (
-    count_words,
     count_words_in_text,
-    find_chunk_boundaries,
-    pick_split_token,
     split_on_special_tokens,
 )
 from bpe_course.pretokenize import (
     pretokenize as gpt2_split,
 )
+from bpe_course.safe_cuts import safe_cuts
 
-from .conftest import EOT, stdlib_corpus
+from .conftest import EOT
 
 
 def test_gpt2_pattern_parts() -> None:
@@ -63,89 +64,6 @@ def test_words_are_deduplicated_utf8_bytes() -> None:
     assert count_words_in_text("é é é") == {"é".encode(): 1, " é".encode(): 2}
 
 
-def test_split_token_choice() -> None:
-    assert pick_split_token([]) is None
-    assert pick_split_token(["[SEP]", EOT]) == EOT
-    assert pick_split_token([EOT, EOT + EOT]) == EOT  # the longer one starts with the shorter: safe
-    assert pick_split_token([EOT, "x<|endoftext|>"]) is None  # contains it after a prefix
-    assert pick_split_token([EOT, "ab<|"]) is None  # ends inside it
-
-
-def write(tmp_path, name: str, text: str):
-    path = tmp_path / name
-    path.write_bytes(text.encode("utf-8"))
-    return path
-
-
-@pytest.fixture(scope="module")
-def mixed_corpus(tmp_path_factory):
-    # Many short documents of several scripts, so chunks fall between multi-byte characters.
-    rng = random.Random(7)
-    pieces = ["naïve café", "你好世界", "😀 emoji 🇫🇷", "don't stop", "  spaces\n\n", "42 1234"]
-    docs = [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
-    text = EOT.join(docs) + EOT + EOT + "tail without end"
-    return write(tmp_path_factory.mktemp("mixed"), "mixed.txt", text)
-
-
-@pytest.mark.parametrize("workers", [1, 2, 7])
-def test_parallel_counts_equal_serial(mixed_corpus, workers: int) -> None:
-    expected = count_words_in_text(mixed_corpus.read_text(encoding="utf-8"), [EOT, EOT + EOT])
-    got = count_words(mixed_corpus, [EOT, EOT + EOT], workers=workers, min_bytes_per_worker=1)
-    assert got == expected
-
-
-def test_parallel_under_spawn(mixed_corpus) -> None:
-    expected = count_words_in_text(mixed_corpus.read_text(encoding="utf-8"), [EOT])
-    got = count_words(mixed_corpus, [EOT], workers=2, min_bytes_per_worker=1, start_method="spawn")
-    assert got == expected
-
-
-@pytest.mark.parametrize("workers", [1, 2, 7])
-def test_file_without_special_token(tmp_path, workers: int) -> None:
-    text = stdlib_corpus(200_000).replace(EOT, " ")
-    path = write(tmp_path, "plain.txt", text)
-    got = count_words(path, [EOT], workers=workers, min_bytes_per_worker=1)
-    assert got == count_words_in_text(text, [EOT])
-
-
-def test_fewer_tokens_than_workers(tmp_path) -> None:
-    text = "first story" + EOT + "second story, the last one"
-    path = write(tmp_path, "two.txt", text)
-    assert count_words(path, [EOT], workers=7, min_bytes_per_worker=1) == count_words_in_text(
-        text, [EOT]
-    )
-
-
-def test_boundaries_sit_on_the_split_token(mixed_corpus) -> None:
-    data = mixed_corpus.read_bytes()
-    boundaries = find_chunk_boundaries(mixed_corpus, 16, EOT.encode())
-    assert boundaries[0] == 0 and boundaries[-1] == len(data)
-    assert boundaries == sorted(set(boundaries)) and len(boundaries) > 8
-    for b in boundaries[1:-1]:
-        assert data[b:].startswith(EOT.encode())
-        data[:b].decode("utf-8")  # never inside a character
-
-
-def test_token_straddling_a_read_block(tmp_path, monkeypatch) -> None:
-    # Reads of 4 bytes + 12 of overlap from the first guess (byte 18): the 13-byte token at byte 30
-    # is cut by the reads at 18, 22 and 26 and only whole in the read at 30.
-    monkeypatch.setattr(pretokenize, "_SCAN_BLOCK", 4)
-    text = "x" * 30 + EOT + "y" * 30
-    path = write(tmp_path, "straddle.txt", text)
-    assert find_chunk_boundaries(path, 4, EOT.encode()) == [0, 30, len(text)]
-
-
-def test_small_files_start_no_pool(tmp_path, monkeypatch) -> None:
-    import multiprocessing
-
-    def no_pool(*args, **kwargs):
-        raise AssertionError("a small file must not start a process pool")
-
-    monkeypatch.setattr(multiprocessing, "get_context", no_pool)
-    path = write(tmp_path, "small.txt", ("tiny story" + EOT) * 100)
-    assert count_words(path, [EOT], workers=8) == {b"tiny": 100, b" story": 100}
-
-
 def test_gpt4_pattern_is_tiktokens_cl100k() -> None:
     """The comparison pattern of notebook 11 is the one tiktoken ships (read from its source: the
     encoding itself would need a download)."""
@@ -155,3 +73,60 @@ def test_gpt4_pattern_is_tiktokens_cl100k() -> None:
     assert pretokenize.CL100K_PATTERN in inspect.getsource(tiktoken_ext)
     cl100k = pretokenize.regex.compile(pretokenize.CL100K_PATTERN)
     assert cl100k.findall("I'M in 2024") == ["I", "'M", " in", " ", "202", "4"]
+
+
+# --- The patterns derived from GPT-2's, tied to it alternative by alternative ---------------------
+
+# ASCII text of every class the pattern tells apart: letters, digits, the apostrophe and the
+# contraction letters, other symbols, and every ASCII whitespace character.
+ASCII_TEXT = st.text(alphabet="abstdlmvreAZ09'\"!.,_ \t\n\r\x0b\x0c\x1c", max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ASCII_TEXT)
+def test_the_ascii_form_matches_as_each_alternative_at_every_position(text: str) -> None:
+    data = text.encode("ascii")
+    assert list(pretokenize.GPT2_ASCII_ALTERNATIVES) == list(pretokenize.GPT2_ALTERNATIVES)
+    for name, alternative in pretokenize.GPT2_ALTERNATIVES.items():
+        unicode_form = regex.compile(alternative)
+        ascii_form = re.compile(pretokenize.GPT2_ASCII_ALTERNATIVES[name].encode("ascii"))
+        for i in range(len(text) + 1):
+            got, wanted = ascii_form.match(data, i), unicode_form.match(text, i)
+            assert (got and got.span()) == (wanted and wanted.span()), (name, text, i)
+
+
+def test_the_ascii_pattern_is_its_alternatives_joined() -> None:
+    joined = "|".join(pretokenize.GPT2_ASCII_ALTERNATIVES.values())
+    assert pretokenize.GPT2_ASCII_PATTERN == joined
+    assert r"\p" not in joined  # nothing of the Unicode classes is left for re to misread
+
+
+# Letters and digits of several scripts, marks, symbols, the apostrophe, whitespace of every kind.
+UNICODE_TEXT = st.text(alphabet="abs'tA9٣.,!<|>-кт中\u0301 \n\t\r\u00a0\u3000\u2009", max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(UNICODE_TEXT)
+def test_no_alternative_matches_across_a_safe_cut(text: str) -> None:
+    # A cut is safe when no possible match of any alternative covers the characters on both
+    # sides of it. Each alternative is a run (``+``), so its longest match from a position holds
+    # every shorter one: it is enough that no longest match, from any position, crosses a cut.
+    cuts = safe_cuts(text)
+    for name, alternative in pretokenize.GPT2_ALTERNATIVES.items():
+        compiled = regex.compile(alternative)
+        for i in range(len(text)):
+            match = compiled.match(text, i)
+            if match is not None:
+                crossed = [c for c in cuts if match.start() < c < match.end()]
+                assert not crossed, (name, text, match.span(), crossed)
+
+
+@settings(max_examples=300, deadline=None)
+@given(UNICODE_TEXT)
+def test_a_space_after_an_ascii_letter_or_digit_is_a_safe_cut(text: str) -> None:
+    # the pieces' chunk cut (bpe_course.counting.plan.piece_cuts) is one of the safe cuts
+    piece_cuts = [i for i in range(1, len(text)) if text[i] == " " and text[i - 1] in ALNUM]
+    assert set(piece_cuts) <= set(safe_cuts(text))
+
+
+ALNUM = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")

@@ -409,7 +409,7 @@ def test_writing_never_takes_another_runs_partial_file(tmp_path) -> None:
 
 
 def test_linked_folders_are_counted_once_and_never_loop(tmp_path) -> None:
-    from bpe_course.sources import resolve_sources
+    from bpe_course.counting.sources import resolve_sources
 
     folder, elsewhere = tmp_path / "shards", tmp_path / "elsewhere"
     folder.mkdir()

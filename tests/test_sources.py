@@ -10,15 +10,10 @@ from pathlib import Path
 import pytest
 
 from bpe_course import BPEInputError, train_bpe
-from bpe_course import sources as sources_module
-from bpe_course.pretokenize import count_words
-from bpe_course.sources import (
-    ByteRange,
-    count_range,
-    count_sources,
-    plan_ranges,
-    resolve_sources,
-)
+from bpe_course.counting import count_words, plan
+from bpe_course.counting.plan import ByteRange, Task, plan_tasks
+from bpe_course.counting.sources import resolve_sources
+from bpe_course.counting.tasks import count_task
 
 from .conftest import EOT, stdlib_corpus
 
@@ -125,12 +120,15 @@ def test_an_unreadable_shard_is_named(shards, tmp_path) -> None:
 # --- Cut where -----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("counter", ["pattern", "pieces"])
 @pytest.mark.parametrize("tasks", [1, 4, 13])
-def test_ranges_cover_every_file_exactly_once(shards, tasks) -> None:
+def test_ranges_cover_every_file_exactly_once(shards, tasks, counter) -> None:
     paths = resolve_sources(shards)
-    ranges = plan_ranges(paths, [EOT], tasks)
+    planned = plan_tasks(paths, [EOT], counter, tasks)
+    assert len(planned) <= tasks
+    ranges = [r for task in planned for r in task.ranges]
     for path in paths:
-        mine = [(r.start, r.end) for r in ranges if r.path == str(path)]
+        mine = sorted((r.start, r.end) for r in ranges if r.path == str(path))
         size = path.stat().st_size
         if size == 0:
             assert mine == []
@@ -146,9 +144,10 @@ def test_ranges_cover_every_file_exactly_once(shards, tasks) -> None:
 # --- Counted exactly -----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("counter", ["pattern", "pieces"])
 @pytest.mark.parametrize("workers", [1, 2])
-def test_counts_are_each_file_counted_and_added(shards, workers) -> None:
-    got = count_sources(shards, [EOT], workers=workers, min_bytes_per_worker=1)
+def test_counts_are_each_file_counted_and_added(shards, workers, counter) -> None:
+    got = count_words(shards, [EOT], workers, counter=counter, min_bytes_per_worker=1)
     assert got == per_file(shards)
     assert got[" 你好".encode()] == 1
 
@@ -164,31 +163,38 @@ def test_shards_cut_at_a_boundary_count_as_the_whole(tmp_path) -> None:
     (tmp_path / "shards" / "1.txt").write_bytes(data[:first])
     (tmp_path / "shards" / "2.txt.gz").write_bytes(gzip.compress(data[first:second]))
     (tmp_path / "shards" / "3.txt").write_bytes(data[second:])
-    assert count_sources(tmp_path / "shards", [EOT]) == count_words(whole, [EOT])
+    assert count_words(tmp_path / "shards", [EOT]) == count_words(whole, [EOT])
 
 
+@pytest.mark.parametrize("counter", ["pattern", "pieces"])
 @pytest.mark.parametrize("block", [5, 13, 64, 1000, 1 << 20])
-def test_a_gz_streamed_in_blocks_counts_as_the_plain_file(tmp_path, monkeypatch, block) -> None:
+def test_a_gz_streamed_in_blocks_counts_as_the_plain_file(
+    tmp_path, monkeypatch, block, counter
+) -> None:
     # Blocks smaller than the separator, just over it and larger: every cut must be a boundary.
     text = documents(30_000)[:30_000] + " ünïcode" + EOT + EOT + "tail"
     plain = tmp_path / "plain.txt"
     plain.write_text(text, encoding="utf-8")
     packed = tmp_path / "packed.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
-    monkeypatch.setattr(sources_module, "MAX_CHUNK_BYTES", block)
-    counted = count_range(ByteRange(str(packed), 0, packed.stat().st_size), [EOT])
-    assert counted == count_range(ByteRange(str(plain), 0, plain.stat().st_size), [EOT])
+    monkeypatch.setattr(plan, "DOCUMENT_CHUNK_BYTES", block)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", block)
+    counted = count_task(Task((ByteRange(str(packed), 0, packed.stat().st_size),), (EOT,), counter))
+    whole = Task((ByteRange(str(plain), 0, plain.stat().st_size),), (EOT,), counter)
+    assert counted == count_task(whole)
 
 
+@pytest.mark.parametrize("counter", ["pattern", "pieces"])
 def test_invalid_utf8_in_a_gz_names_the_file_and_the_decompressed_offset(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, counter
 ) -> None:
     good = ("a fine story" + EOT).encode() * 100
     path = tmp_path / "late.gz"
     path.write_bytes(gzip.compress(good + b"oops \xff"))
-    monkeypatch.setattr(sources_module, "MAX_CHUNK_BYTES", 64)  # the bad byte in a later block
+    monkeypatch.setattr(plan, "DOCUMENT_CHUNK_BYTES", 64)  # the bad byte in a later block
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 64)
     with pytest.raises(BPEInputError) as raised:
-        count_sources(path, [EOT])
+        count_words(path, [EOT], counter=counter)
     message = str(raised.value)
     assert f"late.gz is not valid UTF-8: byte 0xff at byte offset {len(good) + 5} " in message
     assert "of the decompressed data" in message
@@ -198,16 +204,16 @@ def test_a_truncated_gz_is_named(tmp_path) -> None:
     path = tmp_path / "cut.gz"
     path.write_bytes(gzip.compress(("story" + EOT).encode() * 1000)[:-20])
     with pytest.raises(BPEInputError, match=r"cut\.gz is not a whole gzip file"):
-        count_sources(path, [EOT])
+        count_words(path, [EOT])
 
 
 def test_a_shard_gone_after_planning_is_named(tmp_path) -> None:
     path = tmp_path / "gone.txt"
     path.write_text("soon gone", encoding="utf-8")
-    byte_range = plan_ranges([path], [EOT])[0]
+    [task] = plan_tasks([path], [EOT], "pattern", 1)
     path.unlink()
     with pytest.raises(BPEInputError, match=r"cannot read .*gone\.txt"):
-        count_range(byte_range, [EOT])
+        count_task(task)
 
 
 def test_train_bpe_on_a_folder_learns_what_the_concatenation_does(tmp_path) -> None:

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_course import TRAINERS, train_bpe
-from bpe_course.pretokenize import count_words
+from bpe_course.counting import count_words
 from bpe_course.trainers import v1_naive
 
 from .conftest import EOT, tied_word_counts_strategy, word_counts_strategy

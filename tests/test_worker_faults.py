@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and ses
 # is reported; prints the one line the run stopped with.
 SCRIPT = """
 import multiprocessing, os, signal, sys, time
-from bpe_course import pieces, pretokenize, sources
+from bpe_course.counting import count_words, counters, pieces, plan
 
 # Every chunk takes a while (the workers are forked, so they share the change): the kill always
 # falls while work is left.
@@ -28,9 +28,9 @@ def slow(function):
         time.sleep(0.02)
         return function(*args, **kwargs)
     return slowly
-pretokenize._count_strings = slow(pretokenize._count_strings)
+counters.PatternCounter.add = slow(counters.PatternCounter.add)
 pieces.PieceCounter.add = slow(pieces.PieceCounter.add)
-pretokenize.MAX_CHUNK_BYTES = sources.MAX_CHUNK_BYTES = pieces.CHUNK_BYTES = 20_000
+plan.DOCUMENT_CHUNK_BYTES = plan.PIECE_CHUNK_BYTES = 20_000
 how, path = sys.argv[1], sys.argv[2]
 killed = []
 
@@ -42,12 +42,11 @@ def kill_one(size):
 
 try:
     if how == "sources":
-        sources.count_sources([path, path + ".2"], [], workers=2, min_bytes_per_worker=1,
-                              on_range=kill_one)
+        count_words([path, path + ".2"], [], workers=2, min_bytes_per_worker=1,
+                    on_counted=kill_one)
     else:
-        count = {"pattern": pretokenize.count_words, "pieces": pieces.count_words_by_pieces}[how]
-        count(path, ["<|endoftext|>"], workers=2, min_bytes_per_worker=1,
-              on_chunk=kill_one)
+        count_words(path, ["<|endoftext|>"], workers=2, counter=how, min_bytes_per_worker=1,
+                    on_counted=kill_one)
 except Exception as err:
     print(f"{type(err).__name__}: {err}")
     print("killed", killed[0])

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from bpe_course.counting import count_words
+
 # The steps from V5 to the fast trainer, each one change: (name, the phase it swaps, the version
 # that phase came from, the version it comes from after the step).
 STEPS = (
@@ -78,13 +80,11 @@ def pretokenize_scaling(
     repeat, plus the CPU seconds of this process and its workers (load shows as wall > CPU / n)."""
     import time
 
-    from bpe_course.pieces import count_words_by_pieces
-
     rows = []
     for repeat in range(repeats):
         for n in workers:
             before, start = os.times(), time.perf_counter()
-            count_words_by_pieces(path, list(special_tokens), workers=n)
+            count_words(path, list(special_tokens), workers=n, counter="pieces")
             seconds, after = time.perf_counter() - start, os.times()
             cpu = sum(after[:4]) - sum(before[:4])  # user + system, self and waited-for children
             rows.append({"workers": n, "repeat": repeat, "seconds": seconds, "cpu_s": cpu})

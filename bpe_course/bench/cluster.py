@@ -3,9 +3,9 @@
 Each measurement runs in a fresh process (``python -m bpe_course.bench.cluster --one '<json>'``),
 so every peak of memory belongs to that run alone:
 
-- ``pool``: the fast trainer's local path, :func:`bpe_course.pieces.count_words_by_pieces` (several files
-  or a ``.gz``: :func:`~bpe_course.sources.count_sources`) with ``workers`` processes. Peaks: this
-  process (the client) and the largest pool process (``RUSAGE_CHILDREN``).
+- ``pool``: the fast trainer's local path, :func:`bpe_course.counting.count_words` with pieces,
+  on ``workers`` processes. Peaks: this process (the client) and the largest pool process
+  (``RUSAGE_CHILDREN``).
 - ``dask``: a scheduler and ``workers`` worker processes of one thread, started with Dask's own
   command lines on 127.0.0.1 (what ``LocalCluster`` starts, but with the scheduler in a process of
   its own, so its memory is told apart from the client's). Peaks: client, scheduler, the largest
@@ -33,7 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe_course.bench.worker import peak_rss_mb
-from bpe_course.cluster import TASK_BYTES
+from bpe_course.counting import count_words
+from bpe_course.counting.cluster import TASK_BYTES, add_counts, map_reduce, plan_cluster_tasks
+from bpe_course.counting.plan import ByteRange, Task
+from bpe_course.counting.sources import resolve_sources
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 
 NOOP_TASKS = 200  # tasks that count zero bytes: the cost of a task itself, per task
@@ -58,15 +61,8 @@ def measure(spec: dict) -> dict:
 
 
 def _measure_pool(spec: dict) -> dict:
-    from bpe_course.pieces import count_words_by_pieces
-    from bpe_course.sources import count_sources, resolve_sources
-
     start = time.perf_counter()
-    paths = resolve_sources(spec["corpus"])
-    if len(paths) == 1 and not paths[0].name.endswith(".gz"):  # as the fast trainer counts
-        counts = count_words_by_pieces(paths[0], [EOT], workers=spec["workers"])
-    else:
-        counts = count_sources(paths, [EOT], workers=spec["workers"])
+    counts = count_words(spec["corpus"], [EOT], spec["workers"], counter="pieces")  # as fast counts
     count_s = time.perf_counter() - start
     return {"count_s": count_s, "counts": counts, "worker_peak_mb": _children_peak_mb()}
 
@@ -80,10 +76,7 @@ def _children_peak_mb() -> float:
 
 
 def _measure_dask(spec: dict) -> dict:
-    from distributed import Client
-
-    from bpe_course.cluster import map_reduce, plan_piece_tasks
-    from bpe_course.sources import ByteRange, resolve_sources
+    from distributed import Client  # the cluster extra: only for a Dask run
 
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
@@ -96,15 +89,15 @@ def _measure_dask(spec: dict) -> dict:
                 start = time.perf_counter()
                 paths = resolve_sources(spec["corpus"])
                 threads = sum(client.nthreads().values())
-                ranges = plan_piece_tasks(paths, [EOT], 4 * threads)
-                totals = map_reduce(client, ranges, [EOT])
+                tasks = plan_cluster_tasks(paths, [EOT], threads, counter="pieces")
+                totals = map_reduce(client, tasks)
                 counts = dict(totals)
                 count_s = time.perf_counter() - start
 
                 # A task's own cost: ranges of zero bytes, through the same map and tree.
-                empty = [ByteRange(str(paths[0]), i, i) for i in range(NOOP_TASKS)]
+                empty = [Task((ByteRange(str(paths[0]), i, i),), (EOT,)) for i in range(NOOP_TASKS)]
                 start = time.perf_counter()
-                map_reduce(client, empty, [EOT])
+                map_reduce(client, empty)
                 task_ms = (time.perf_counter() - start) / (2 * NOOP_TASKS - 1) * 1e3
 
                 add_s = _time_one_sum(client, totals)
@@ -117,7 +110,7 @@ def _measure_dask(spec: dict) -> dict:
     return {
         "count_s": count_s,
         "counts": counts,
-        "tasks": len(ranges),
+        "tasks": len(tasks),
         "start_s": start_s,
         "task_ms": task_ms,
         "add_s": add_s,
@@ -129,9 +122,7 @@ def _measure_dask(spec: dict) -> dict:
 def _time_one_sum(client, counts) -> float:
     """Seconds for one sum of two partial counts held by two different workers: the transfer
     of one to the other, and the add."""
-    from distributed import wait
-
-    from bpe_course.cluster import add_counts
+    from distributed import wait  # the cluster extra: only for a Dask run
 
     workers = list(client.nthreads())
     first, second = workers[0], workers[-1]  # two different workers, when there are two

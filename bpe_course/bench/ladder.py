@@ -28,10 +28,11 @@ from bpe_course.bench.machine import context
 from bpe_course.bench.repeat import below
 from bpe_course.bench.tables import append_row, read_table
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
+from bpe_course.counting import count_words
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import data_dir
 from bpe_course.plots.crossover import crossover_vocab
-from bpe_course.pretokenize import END_OF_TEXT, count_words
+from bpe_course.pretokenize import END_OF_TEXT
 from bpe_course.reference.ladder import RUNGS
 
 # Where the time is read off a traced run: every 50 up to 3,000 (where the crossovers are), then

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from bpe_course.bench.repeat import kept_rounds, machine_note, time_in_turn
+from bpe_course.counting import count_words
 from bpe_course.files import replaced_whole
 from bpe_course.pretokenize import END_OF_TEXT
 from bpe_course.trainers import get_trainer
@@ -114,7 +115,6 @@ def stored_lesson(name: str) -> pd.DataFrame:
 def measure(name: str, repeats: int = 3) -> pd.DataFrame:
     """One lesson of ``FULL`` at its full size, with where it was measured."""
     from bpe_course.corpora.datasets import corpus_source, course_corpus
-    from bpe_course.pretokenize import count_words
 
     size, vocab_sizes, versions = FULL[name]
     word_counts = count_words(course_corpus(size), SPECIALS)

@@ -19,6 +19,7 @@ import time
 import warnings
 from pathlib import Path
 
+from bpe_course.counting import count_words
 from bpe_course.pretokenize import END_OF_TEXT
 
 
@@ -53,7 +54,6 @@ def per_merge_costs(word_counts: dict[bytes, int], vocab_size: int, bucket: int 
 
 def main(argv: list[str] | None = None) -> None:
     from bpe_course.corpora.datasets import resolve_corpus
-    from bpe_course.pieces import count_words_by_pieces
 
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.bench.merge_growth", description=__doc__.split("\n")[0]
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--csv", default=None, metavar="PATH")
     args = parser.parse_args(argv)
     corpus = resolve_corpus(args.corpus)
-    word_counts = count_words_by_pieces(corpus, [END_OF_TEXT], workers=args.workers)
+    word_counts = count_words(corpus, [END_OF_TEXT], args.workers, counter="pieces")
     table = per_merge_costs(word_counts, args.vocab_size, args.bucket)
     arguments = sys.argv[1:] if argv is None else argv
     table["corpus"] = corpus.name

@@ -1,13 +1,13 @@
 """What a second core buys in pretokenization, and what it costs: notebook 07's measurement.
 
 Counting a file's words with k workers divides the counting among k processes, and adds work one
-process does not do: starting the pool, pickling each chunk's counts in the worker, unpickling them
+process does not do: starting the pool, pickling each task's counts in the worker, unpickling them
 in the parent, and adding them up there. Each of those costs is timed here on its own, in this
-process, on the very chunks ``count_words`` hands out, in wall and in CPU time; and the end-to-end
+process, on the very tasks ``count_words`` hands out, in wall and in CPU time; and the end-to-end
 runs with 1 and 2 workers are timed in turn, with repeats, with the CPU time of every process. From
 the CPU costs, the time with k workers on k free cores is predicted as
 
-    start-up + (counting + pickling) / k + unpickling + adding up + encoding the words
+    start-up + (counting + encoding the words + pickling) / k + unpickling + adding up
 
 (the parent's share does not divide: Amdahl's law). Stored once at full size (the ``note`` and
 ``load_1min`` columns say how busy the machine was):
@@ -21,27 +21,32 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from bpe_course.bench.repeat import kept_rounds, machine_note, time_in_turn
-from bpe_course.pretokenize import END_OF_TEXT, chunk_tasks, count_chunk, count_words
+from bpe_course.counting import count_words
+from bpe_course.counting.counters import PatternCounter
+from bpe_course.counting.plan import TASKS_PER_WORKER, plan_tasks
+from bpe_course.counting.tasks import add_into
+from bpe_course.counting.texts import task_texts
+from bpe_course.pretokenize import END_OF_TEXT
 
 SPECIALS = (END_OF_TEXT,)
-# The costs, in the order a chunk meets them; the first two divide among the workers.
-START, COUNT, PICKLE, UNPICKLE, ADD, ENCODE = (
+# The costs, in the order a task meets them; counting, encoding and pickling divide among the
+# workers.
+START, COUNT, ENCODE, PICKLE, UNPICKLE, ADD = (
     "starting the pool",
     "counting the chunks",
+    "encoding the words (workers)",
     "pickling the counts (workers)",
     "unpickling the counts (parent)",
     "adding up the counts (parent)",
-    "encoding the words (parent)",
 )
-COSTS = (START, COUNT, PICKLE, UNPICKLE, ADD, ENCODE)
-DIVIDED = (COUNT, PICKLE)
+COSTS = (START, COUNT, ENCODE, PICKLE, UNPICKLE, ADD)
+DIVIDED = (COUNT, ENCODE, PICKLE)
 
 
 def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
@@ -57,7 +62,7 @@ def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
 
 def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, tuple[float, float]], int, int]:
     """Each cost of counting ``path`` with ``workers`` workers, timed alone in this process:
-    ``({cost: (wall seconds, CPU seconds)}, chunks, bytes of pickled counts)``. CPU seconds are
+    ``({cost: (wall seconds, CPU seconds)}, tasks, bytes of pickled counts)``. CPU seconds are
     this process's: on a busy machine they are what the work costs, where wall time also holds
     the waits for a core. The workers' own start-up is not in them; the whole job's CPU time
     (:func:`end_to_end`) holds it, with everything else the second worker adds."""
@@ -67,8 +72,8 @@ def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, tuple[float, 
         pool.map(abs, range(workers))
     spent = {cost: [0.0, 0.0] for cost in COSTS}
     spent[START] = [c() - s for c, s in zip(clocks, start)]
-    tasks = chunk_tasks(path, SPECIALS, workers)
-    totals: Counter[str] = Counter()
+    tasks = plan_tasks([path], SPECIALS, "pattern", workers * TASKS_PER_WORKER["pattern"])
+    totals: dict[bytes, int] = {}
     sent = 0
 
     def add(cost: str, since: list[float]) -> list[float]:
@@ -77,31 +82,32 @@ def one_breakdown(path: Path, workers: int = 2) -> tuple[dict[str, tuple[float, 
         spent[cost][1] += now[1] - since[1]
         return now
 
-    for task in tasks:
+    for task in tasks:  # as count_task counts each, and count_words adds them up
         mark = [c() for c in clocks]
-        counts = count_chunk(*task)
+        counter = PatternCounter(task.special_tokens)
+        for text in task_texts(task):
+            counter.add(text.data)
         mark = add(COUNT, mark)
-        blob = pickle.dumps((task[2] - task[1], counts), pickle.HIGHEST_PROTOCOL)
+        counts = counter.word_counts()
+        mark = add(ENCODE, mark)
+        blob = pickle.dumps(counts, pickle.HIGHEST_PROTOCOL)
         mark = add(PICKLE, mark)
-        _, received = pickle.loads(blob)
+        received = pickle.loads(blob)
         mark = add(UNPICKLE, mark)
-        totals.update(received)
+        add_into(totals, received)
         add(ADD, mark)
         sent += len(blob)
-    mark = [c() for c in clocks]
-    {word.encode("utf-8"): count for word, count in totals.items()}  # as count_words ends
-    add(ENCODE, mark)
     return {cost: (wall, cpu) for cost, (wall, cpu) in spent.items()}, len(tasks), sent
 
 
 def breakdown(path: Path, workers: int = 2, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
     """:func:`one_breakdown` ``warmup + repeats`` times, warm-ups dropped: ``job`` (the cost),
-    ``repeat``, ``seconds``, ``cpu_s``, ``chunks``, ``bytes_sent``."""
+    ``repeat``, ``seconds``, ``cpu_s``, ``tasks``, ``bytes_sent``."""
     rounds = kept_rounds(lambda: one_breakdown(path, workers), repeats, warmup)
     rows = [
         {"job": cost, "repeat": repeat, "seconds": wall, "cpu_s": cpu}
-        | {"chunks": chunks, "bytes_sent": sent}
-        for repeat, (spent, chunks, sent) in enumerate(rounds)
+        | {"tasks": tasks, "bytes_sent": sent}
+        for repeat, (spent, tasks, sent) in enumerate(rounds)
         for cost, (wall, cpu) in spent.items()
     ]
     return pd.DataFrame(rows)
@@ -111,7 +117,7 @@ def predicted_seconds(costs: Mapping[str, float], workers: int) -> float:
     """Time with ``workers`` workers from the costs: the divided ones shared, the rest not. With
     one worker nothing is started, pickled or unpickled."""
     if workers == 1:
-        return costs[COUNT] + costs[ADD] + costs[ENCODE]
+        return costs[COUNT] + costs[ENCODE] + costs[ADD]
     serial = sum(costs[c] for c in COSTS if c not in DIVIDED)
     return serial + sum(costs[c] for c in DIVIDED) / workers
 
@@ -171,8 +177,8 @@ def read_costs(table: pd.DataFrame, cores: Sequence[int] = (2, 4, 8)) -> list[st
     runs = spreads(table[table["job"].isin(["1 worker", "2 workers"])])
     costs = {c: cpu[c].median for c in COSTS}
     lines = [f"  {c:31} {wall[c].text(digits=3)}; CPU {cpu[c].median:.3f} s" for c in COSTS]
-    sent, chunks = table["bytes_sent"].dropna().median(), table["chunks"].max()
-    lines.append(f"  counts sent back: {sent / 1e6:.1f} MB in {chunks:.0f} chunks")
+    sent, tasks = table["bytes_sent"].dropna().median(), table["tasks"].max()
+    lines.append(f"  counts sent back: {sent / 1e6:.1f} MB in {tasks:.0f} tasks")
     for n, name in ((1, "1 worker"), (2, "2 workers")):
         lines.append(
             f"  {name}: the model says {predicted_seconds(costs, n):.2f} s on "

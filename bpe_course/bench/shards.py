@@ -29,8 +29,8 @@ from bpe_course.bench.grids import Grid
 from bpe_course.bench.harness import run_grid
 from bpe_course.bench.tables import append_row
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
+from bpe_course.counting import count_words
 from bpe_course.paths import notebooks_dir
-from bpe_course.pieces import count_words_by_pieces
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 from bpe_course.trainers import fast, shards
 
@@ -107,7 +107,7 @@ def measure_costs(results: Path, sizes: tuple[str, ...] = GRID.sizes) -> None:
         append_row(costs_csv, {**row, "load_1m": load(), "value": round_trip_s(workers)})
     for size in sorted(sizes, key=parse_size):
         for corpus in CORPORA:
-            word_counts = count_words_by_pieces(course_corpus(size, corpus), [EOT], workers=2)
+            word_counts = count_words(course_corpus(size, corpus), [EOT], 2, counter="pieces")
             where = {"corpus": corpus, "size": size_label(parse_size(size))}
             for quantity, value in one_off_costs(word_counts).items():
                 row = {**where, "quantity": quantity, "workers": 2, "load_1m": load()}

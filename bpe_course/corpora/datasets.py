@@ -16,11 +16,11 @@ from decimal import Decimal
 from pathlib import Path
 
 from bpe_course.corpora.generate import GENERATOR_VERSION, check_shape, write_generated
+from bpe_course.counting.texts import decode_utf8
 from bpe_course.errors import BPEInputError
 from bpe_course.files import write_atomically
 from bpe_course.paths import data_dir
 from bpe_course.pretokenize import END_OF_TEXT as EOT
-from bpe_course.pretokenize import decode_utf8
 
 MB = 1_000_000  # sizes in the course are decimal megabytes, as in the V1-V5 post
 

@@ -11,6 +11,7 @@ benchmark and the tests run them alike; nothing here imports them.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from types import ModuleType
 from bpe_course.errors import BPEInputError
 from bpe_course.trainers.common import MergeLoop
 
-WordCounter = Callable[..., dict[bytes, int]]  # count_words(path, special_tokens, workers, ...)
+WordCounter = Callable[..., dict[bytes, int]]  # count_words(corpus, special_tokens, workers, ...)
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,9 @@ class Trainer:
     module_name: str  # where its merge loop lives, imported when first asked for (see below)
     parallel: bool  # pretokenize on several processes
     loop: str = "merge_loop"  # the merge loop's name in the module
-    # its pretokenizer, "module:function", imported when first asked for like the merge loop:
-    # by default the pattern on chunks
-    counter: str = "bpe_course.pretokenize:count_words"
+    # how it counts words (bpe_course.counting.counters): "pattern" on every text, or "pieces"
+    # first (the counts are the same; pieces are faster where they are exact)
+    counter: str = "pattern"
     track: str = "ladder"  # "ladder" (one change a rung), "beyond V5" or "reference"
 
     @property
@@ -44,9 +45,12 @@ class Trainer:
 
     @property
     def count_words(self) -> WordCounter:
-        """Its pretokenizer (``count_words(path, special_tokens, workers, ...)``)."""
-        module, function = self.counter.split(":")
-        return getattr(importlib.import_module(module), function)
+        """Its pretokenizer: :func:`bpe_course.counting.count_words` with its counter
+        (``count_words(corpus, special_tokens, workers, ...)``)."""
+        # imported when asked for, as the merge loop is: `bpe-course --help` lists the registry
+        from bpe_course.counting import count_words
+
+        return functools.partial(count_words, counter=self.counter)
 
     @property
     def merge_loop(self) -> MergeLoop:
@@ -57,7 +61,7 @@ def _here(module: str) -> str:
     return f"bpe_course.trainers.{module}"
 
 
-_PIECES = "bpe_course.pieces:count_words_by_pieces"  # pieces counted before the pattern
+_PIECES = "pieces"  # pieces counted before the pattern
 
 
 TRAINERS: dict[str, Trainer] = {

@@ -6,7 +6,7 @@ A merge loop has one signature::
     merge_loop(word_counts, vocab_size, special_tokens=(), on_merge=None) -> (vocab, merges)
 
 where ``word_counts`` is ``{word bytes: count}``, from the trainer's counter in the registry
-(:mod:`bpe_course.pretokenize`, or :mod:`bpe_course.pieces`: the same counts).
+(:mod:`bpe_course.counting`, by the pattern or by pieces: the same counts).
 """
 
 from __future__ import annotations

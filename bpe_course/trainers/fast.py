@@ -36,7 +36,7 @@ falls: a heap entry can only be stale downwards, and ``site_positions`` never ne
 stale position is skipped when its pair is merged).
 Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs) in Python.
 Memory: five integers per byte of the distinct words (not of the corpus).
-Pretokenization counts pieces first (:mod:`bpe_course.pieces`).
+Pretokenization counts pieces first (:mod:`bpe_course.counting.pieces`).
 
 What each change paid is measured side by side, version by version (V5, sites, fast), in
 ``notebooks/results/beyond.csv``; notebook 13 draws the waterfalls, with ranges, and

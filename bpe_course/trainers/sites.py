@@ -24,7 +24,7 @@ called by :func:`~bpe_course.trainers.v5_heap.best_pairs`).
    never made again), so a stale entry merely costs one ``find``.
 4. **The index built by numpy.** The first pair counts and word lists come from one pass over all
    words as a flat byte array (``bincount`` and a sort) instead of a Python loop per position.
-5. **Counting pieces before the pattern** (pretokenization): :mod:`bpe_course.pieces`.
+5. **Counting pieces before the pattern** (pretokenization): :mod:`bpe_course.counting.pieces`.
 
 Data: words (str), their counts, ``pair_counts`` (str pair -> count, zero once dead), the lists in
 ``site_words``, and V5's heap with the same tie-break keys.

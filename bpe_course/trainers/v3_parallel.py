@@ -3,15 +3,16 @@
 Change from V2: none in the merge loop. Pretokenization, linear in the corpus size, is split into
 chunks cut at a special token (the document separator), so every chunk is self-contained: no UTF-8
 character, word or special token is cut, and the counts are the same for any number of workers.
-The chunks are counted in a pool of processes (see :func:`bpe_course.pretokenize.count_words`);
-the worker is a module-level function, so it also runs under the spawn start method.
+The chunks (:func:`bpe_course.counting.plan.find_chunk_boundaries`) are counted in a pool of
+processes (:func:`bpe_course.counting.count_words`); the worker is a module-level function, so it
+also runs under the spawn start method.
 Per merge: as V2. What it buys: pretokenization time divided by up to the number of cores, which
 matters on large corpora and small vocabularies, where pretokenization is a large share.
 """
 
 from __future__ import annotations
 
-from bpe_course.pretokenize import count_words
+from bpe_course.counting import count_words
 from bpe_course.trainers.v2_incremental import merge_loop
 
 __all__ = ["count_words", "merge_loop"]

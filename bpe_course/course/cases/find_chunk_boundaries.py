@@ -11,9 +11,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from bpe_course.counting.plan import find_chunk_boundaries
 from bpe_course.course.cases import named, same_value
 from bpe_course.course.grading import short
-from bpe_course.pretokenize import END_OF_TEXT, find_chunk_boundaries
+from bpe_course.pretokenize import END_OF_TEXT
 
 NOTEBOOK = "07_v3_parallel"
 SUMMARY = "byte offsets that cut a corpus file just before a special token (V3)"

@@ -135,7 +135,7 @@ def train_bpe(
     """
     ### BEGIN SOLUTION
     # The exercises put together: the words counted (07), then V5's loop from its pieces (08, 09).
-    from bpe_course.pretokenize import count_words
+    from bpe_course.counting import count_words
     from bpe_course.trainers.common import initial_vocab, record_merge, words_as_ids
     from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
     from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best, push_changes

@@ -1,4 +1,4 @@
-"""Safe cuts (bpe_course.cuts): cutting a text there never changes its pretokens."""
+"""Safe cuts (bpe_course.safe_cuts): cutting a text there never changes its pretokens."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_course import pieces
-from bpe_course import pretokenize as pretokenize_module
-from bpe_course.cuts import next_safe_cut, refine, safe_cuts, split_long
+from bpe_course import safe_cuts as safe_cuts_module
+from bpe_course.counting import count_words, plan
+from bpe_course.counting.plan import refine
 from bpe_course.pretokenize import count_words_in_text, pretokenize, split_on_special_tokens
+from bpe_course.safe_cuts import next_safe_cut, safe_cuts, split_long
 
 from .conftest import EOT
 
@@ -76,9 +77,7 @@ def test_refined_file_ranges_are_safe_and_whole_characters(tmp_path_factory, tex
 
 
 def test_next_safe_cut_across_read_blocks(tmp_path, monkeypatch) -> None:
-    from bpe_course import cuts
-
-    monkeypatch.setattr(cuts, "_SCAN_BLOCK", 8)
+    monkeypatch.setattr(safe_cuts_module, "_SCAN_BLOCK", 8)
     path = tmp_path / "t.txt"
     path.write_bytes(("кот" * 20 + " " + "x" * 5).encode("utf-8"))
     with open(path, "rb") as f:
@@ -86,16 +85,16 @@ def test_next_safe_cut_across_read_blocks(tmp_path, monkeypatch) -> None:
         assert next_safe_cut(f, 122) is None  # after the last cut
 
 
-@pytest.mark.parametrize("count", [pretokenize_module.count_words, pieces.count_words_by_pieces])
+@pytest.mark.parametrize("counter", ["pattern", "pieces"])
 @pytest.mark.parametrize("specials", [[], [EOT]])
-def test_files_cut_small_count_as_whole(tmp_path, monkeypatch, count, specials) -> None:
+def test_files_cut_small_count_as_whole(tmp_path, monkeypatch, counter, specials) -> None:
     rng = random.Random(3)
     text = "".join(rng.choice(ALPHABET + "xyz ") for _ in range(20_000)) + EOT + "tail"
     path = tmp_path / "mixed.txt"
     path.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(pretokenize_module, "MAX_CHUNK_BYTES", 300)
-    monkeypatch.setattr(pieces, "CHUNK_BYTES", 300)
+    monkeypatch.setattr(plan, "DOCUMENT_CHUNK_BYTES", 300)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 300)
     seen: list[int] = []
-    got = count(path, specials, workers=1, on_chunk=seen.append)
+    got = count_words(path, specials, workers=1, counter=counter, on_counted=seen.append)
     assert got == count_words_in_text(text, specials)
     assert len(seen) > 20  # many chunks, each reported

@@ -8,7 +8,7 @@ the bytes up to the next separator: the separators are the space, the newline, a
 token, which the counter first replaces by a NUL byte (a text that holds a NUL of its own is
 counted by the plain pattern). In one line, for a text without special tokens:
 ``Counter(re.findall(rb"[ \\n][^ \\n]*", data))``; the counts are kept in numpy
-(:mod:`bpe_course.piece_table`), which gives the same counts faster.
+(:mod:`bpe_course.counting.piece_table`), which gives the same counts faster.
 
 Why that is exact. A special token ends one part of the text and starts the next: the pattern
 runs on each part apart, so a piece after a NUL is the pattern over what follows the NUL. A space
@@ -29,11 +29,6 @@ cut (in ``"x\\n \\ny"`` the pattern makes ``"\\n "`` one pretoken). They are loo
 the bytes on either side of every separator at once, and each run of pieces they glue together is
 counted with the pattern as one stretch.
 
-Files are cut into chunks just after an ASCII letter or digit followed by a space (a cut, by the
-first rule, and never inside a UTF-8 character), or, where a stretch has none, at a safe cut of
-:mod:`bpe_course.cuts`, so the counts are the same for any number of workers. Each worker adds
-up the pieces of all its chunks and runs the pattern over its distinct pieces at the end.
-
 Running the pattern once per distinct piece is still one Python call per piece, and text with
 many distinct pieces (a dictionary, an encyclopedia, the web: punctuation attached to words,
 capitals, numbers) has hundreds of thousands of them. So the distinct pieces with the same count
@@ -49,85 +44,33 @@ ASCII (the only ASCII letters are A-Z and a-z, the only digits 0-9, and ``\\s`` 
 characters: a test checks it), several times faster than ``regex`` on decoded text; the rest take
 ``regex``.
 
-What each step bought, in CPU seconds on one core (``PieceCounter.add`` over every 4 MB chunk,
-then ``pretokens``; ``time.process_time``, the code before and after in turn in one process);
-the cuts were profiled first with cProfile. The first two steps were measured while other jobs
-kept the 2-core machine's load near 10 (medians of 3; read the ratios), the last two on a quiet
-machine (the range over 3 rounds):
-
-==================================  ============  =============  ============
-step, corpus                        ``add``       ``pretokens``  both
-==================================  ============  =============  ============
-1. wide, 21.5 MB                    1.23 -> 1.26  1.11 -> 0.66   2.41 -> 1.93
-1. dictionary, 21 MB                1.61 -> 1.33  2.43 -> 1.52   4.05 -> 2.84
-1. stories, 21.5 MB                 0.91 -> 0.92  0.20 -> 0.10   1.11 -> 1.02
-3. wide                             0.76 -> 0.36  0.42 -> 0.44   1.20 -> 0.80
-3. dictionary                       0.74 -> 0.47  0.81 -> 0.87   1.55 -> 1.34
-3. stories                          0.50 -> 0.30  0.065 -> 0.07  0.57 -> 0.37
-4. wide                             0.35 -> 0.44  0.43 -> 0.30   0.78 -> 0.74
-4. dictionary                       0.47 -> 0.44  0.87 -> 0.67   1.34 -> 1.11
-4. stories                          0.31 -> 0.37  0.07 -> 0.026  0.38 -> 0.39
-==================================  ============  =============  ============
-
-1. ``pretokens``: joining the pieces of a count and one ``findall`` per batch (stdlib ``re`` on
-   ASCII bytes) instead of one call per piece with a shortcut for simple pieces.
-2. ``add``: the spaces that may not be cuts found by patterns, not by a Python loop over each
-   ``"  "`` (the dictionary has 83,000 double spaces); no change where there are none (in the
-   first rows).
-3. ``add``: the pieces counted by sorting their bytes as integer keys in numpy
-   (:mod:`bpe_course.piece_table`) instead of hashing each into a ``Counter``; ``pretokens``
-   a little slower (its pieces are now made from the table's keys).
-4. Pieces start at newlines and special tokens too, not only at spaces: distinct pieces (counted
-   over the whole file on one worker) fall from 333,101 to 274,026 on the wide corpus, 580,732 to
-   485,512 on the dictionary, 52,760 to 23,737 on the stories (``"it.\\n<|endoftext|>\\nOnce"`` was one piece), and no piece holds a special
-   token any more; ``add`` finds more pieces and marks the special tokens. On a worker's 250 MB of
-   the wide 500 MB corpus: 7.1 -> 5.7 s (``pretokens`` 2.6 -> 0.9 s).
-
-What is left: ``add`` is mostly numpy over the pieces (their keys, one sort), ``pretokens``
-mostly ``findall`` and counting its pretokens. Each worker runs ``pretokens`` on its own distinct
-pieces, so pieces that two workers both hold are split twice.
-The dictionary stand-in is ``bpe-course data dictionary --size 21MB`` (Debian's ``dict-gcide``).
+Every worker runs the pattern on its own distinct pieces, so a piece that two workers hold is
+split twice. The design was profiled and measured step by step: the figures, and the commands
+that remake them, are in ``notebooks/results/measurements.md``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import chain, filterfalse, repeat
-from pathlib import Path
 
 import numpy as np
 import regex
 
-from bpe_course.cuts import plan_chunks
-from bpe_course.piece_table import PieceTable, piece_ends, separator_positions
-from bpe_course.pretokenize import (
-    GPT2_REGEX,
-    MIN_BYTES_PER_WORKER,
-    _count_strings,
-    count_words,
-    effective_workers,
-    read_text,
-)
+from bpe_course.counting.piece_table import PieceTable, piece_ends, separator_positions
+from bpe_course.pretokenize import GPT2_ASCII_PATTERN, GPT2_REGEX
+from bpe_course.pretokenize import count_pretokens as count_by_pattern
 
-# Chunks are small so each worker holds only a few MB of split strings at a time.
-CHUNK_BYTES = 4_000_000
 # Distinct pieces a worker keeps before it turns them into pretoken counts (16 to 32 bytes each
 # in the table's arrays, about 150 for the few longer than 16 bytes, in a Counter): the bound on a
 # worker's memory besides the distinct words.
 MAX_PIECES = 4_000_000
-_SCAN_BLOCK = 1 << 16
-_CUT = re.compile(rb"[0-9A-Za-z] ")  # ASCII: never part of a multi-byte UTF-8 character
 _WHITESPACE = regex.compile(r"\s")  # the pattern's own idea of whitespace (not str.isspace)
 # The GPT-2 pattern on ASCII bytes, for the stdlib ``re`` (several times faster than ``regex`` on
-# str, and no decoding): the only ASCII letters are A-Z and a-z, the only ASCII digits 0-9, and
-# ``\s`` on bytes is the same six characters as the pattern's ``\s`` below 128 (a test checks all
-# three classes character by character).
-_ASCII_PATTERN = re.compile(
-    rb"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+"""
-)
+# str, and no decoding): derived from GPT-2's alternatives (:func:`bpe_course.pretokenize.ascii_form`).
+_ASCII_PATTERN = re.compile(GPT2_ASCII_PATTERN.encode("ascii"))
 # Whitespace characters the pattern knows (``\s``) beyond ASCII; a test checks the list is whole.
 _WIDE_SPACES = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
 _WIDE_SPACES += "\u2028\u2029\u202f\u205f\u3000"
@@ -156,7 +99,7 @@ _REPEAT_AT_MOST = 4
 
 
 class PieceCounter:
-    """Pretoken counts of many texts, kept as pieces until :meth:`pretokens`.
+    """Pretoken counts of many texts, kept as pieces until :meth:`word_counts`.
 
     Texts come in as UTF-8 bytes, each special token replaced by a NUL byte. A piece is a
     separator (a space, a newline or that NUL) and the bytes up to the next one; splitting at
@@ -179,7 +122,7 @@ class PieceCounter:
     def add(self, data: bytes) -> None:
         """Count the pretokens of one UTF-8 text (all of it: a text is never cut inside)."""
         if b"\0" in data:  # its NUL would be taken for a special token: the plain pattern
-            self.direct.update(_count_strings(data.decode("utf-8"), self.special_tokens))
+            self.direct.update(count_by_pattern(data.decode("utf-8"), self.special_tokens))
             return
         text = self._mark_special(data)
         n = len(text)
@@ -265,7 +208,13 @@ class PieceCounter:
             dtype=np.int64,
         )
 
-    def pretokens(self) -> dict[bytes, int]:
+    @property
+    def full(self) -> bool:
+        """Whether it holds more than ``MAX_PIECES`` distinct pieces: time to turn them into
+        word counts and start afresh (memory then follows ``MAX_PIECES``, not the corpus)."""
+        return len(self.pieces) > MAX_PIECES
+
+    def word_counts(self) -> dict[bytes, int]:
         """The pretoken counts (UTF-8 bytes): the pattern over the distinct pieces, scaled.
 
         Pieces with the same count are joined and split by one ``findall`` (the stdlib pattern
@@ -382,139 +331,4 @@ def count_pretokens(text: str, special_tokens: Sequence[str] = ()) -> Counter[st
     """
     counter = PieceCounter(special_tokens)
     counter.add(text.encode("utf-8"))
-    return Counter({word.decode("utf-8"): n for word, n in counter.pretokens().items()})
-
-
-# --- Files, in chunks, on several processes --------------------------------------------------------
-
-
-def find_cuts(path: Path, desired_chunks: int) -> list[int]:
-    """Byte offsets ``[0, ..., size]``, each (but the ends) at a space after an ASCII letter or digit."""
-    size = path.stat().st_size
-    if desired_chunks <= 1 or size == 0:
-        return [0, size]
-    step = size / desired_chunks
-    cuts = [0]
-    with open(path, "rb") as f:
-        for i in range(1, desired_chunks):
-            found = _next_cut(f, max(int(i * step), cuts[-1] + 1))
-            if found is None or found >= size:
-                break
-            if found > cuts[-1]:
-                cuts.append(found)
-    cuts.append(size)
-    return cuts
-
-
-def _next_cut(f, start: int) -> int | None:
-    position = start - 1  # the letter may sit just before the guess
-    while True:
-        f.seek(max(position, 0))
-        block = f.read(_SCAN_BLOCK)
-        if len(block) < 2:
-            return None
-        match = _CUT.search(block)
-        if match is not None:
-            return max(position, 0) + match.start() + 1
-        position = max(position, 0) + len(block) - 1
-
-
-def count_ranges(
-    path: str,
-    ranges: Sequence[tuple[int, int]],
-    special_tokens: Sequence[str],
-    progress: Callable[[int], None] | None = None,
-) -> dict[bytes, int]:
-    """Word counts of some byte ranges of a file (a worker: module level, so spawn works).
-
-    Distinct pieces keep growing with the text where pretokens do not (numbers, punctuation
-    stuck to words: ``"(1987),"``), so past ``MAX_PIECES`` of them the counter is turned into
-    pretoken counts and started afresh: memory follows ``MAX_PIECES`` and the distinct words,
-    not the corpus. A piece seen again after that goes through the pattern again (the price).
-    The ranges must not cut a special token: its callers count with pieces only where
-    :func:`counted_by_pieces` says so.
-    """
-    totals: dict[bytes, int] = {}
-    counter = PieceCounter(special_tokens)
-    try:
-        with open(path, "rb") as f:
-            for start, end in ranges:
-                f.seek(start)
-                counter.add(f.read(end - start))
-                if progress is not None:
-                    progress(end - start)
-                if len(counter.pieces) > MAX_PIECES:
-                    _add_into(totals, counter.pretokens())
-                    counter = PieceCounter(special_tokens)
-        _add_into(totals, counter.pretokens())
-    except UnicodeDecodeError:  # find the first bad byte, for a message that names it
-        for start, end in ranges:
-            read_text(path, start, end)
-        raise
-    return totals
-
-
-def _add_into(totals: dict[bytes, int], counts: dict[bytes, int]) -> None:
-    if not totals:
-        totals.update(counts)
-        return
-    get = totals.get
-    for word, count in counts.items():
-        totals[word] = get(word, 0) + count
-
-
-def _count_ranges_task(args: tuple[str, list[tuple[int, int]], tuple[str, ...]]):
-    """A task of :func:`count_words_by_pieces` (module level, so spawn works)."""
-    from bpe_course.pool import report_progress
-
-    return count_ranges(*args, progress=report_progress)
-
-
-def counted_by_pieces(special_tokens: Sequence[str]) -> bool:
-    """Whether a file with these special tokens can be counted by pieces. Not when a token holds
-    a space (the chunks, cut at a space after a letter or digit by :func:`find_cuts`, could cut
-    it), nor when one is empty or holds a NUL (it could not be told from where a token was)."""
-    return not any(not token or " " in token or "\0" in token for token in special_tokens)
-
-
-def count_words_by_pieces(
-    path: str | os.PathLike[str],
-    special_tokens: Sequence[str] = (),
-    workers: int | None = 1,
-    *,
-    min_bytes_per_worker: int = MIN_BYTES_PER_WORKER,
-    start_method: str | None = None,
-    on_chunk: Callable[[int], None] | None = None,
-) -> dict[bytes, int]:
-    """Word counts of a file, equal to :func:`bpe_course.pretokenize.count_words` for any workers.
-
-    The same arguments. Each worker takes every n-th chunk, so the work is even. Where
-    :func:`counted_by_pieces` says no, the file is counted with the plain pattern.
-    """
-    if not counted_by_pieces(special_tokens):
-        return count_words(
-            path,
-            special_tokens,
-            workers,
-            min_bytes_per_worker=min_bytes_per_worker,
-            start_method=start_method,
-            on_chunk=on_chunk,
-        )
-    path = Path(path)
-    size = path.stat().st_size
-    n_workers = effective_workers(size, workers, min_bytes_per_worker)
-    cuts = plan_chunks(path, special_tokens, at_least=n_workers)
-    ranges = list(zip(cuts[:-1], cuts[1:]))
-    n_workers = min(n_workers, len(ranges))
-    from bpe_course.pool import run_tasks
-
-    tasks = [(str(path), ranges[i::n_workers], tuple(special_tokens)) for i in range(n_workers)]
-    results = iter(
-        run_tasks(
-            _count_ranges_task, tasks, n_workers, start_method=start_method, on_progress=on_chunk
-        )
-    )
-    totals: dict[bytes, int] = next(results, {})  # the first as it is: no copy
-    for result in results:
-        _add_into(totals, result)
-    return totals
+    return Counter({word.decode("utf-8"): n for word, n in counter.word_counts().items()})

@@ -1,4 +1,4 @@
-"""Where a text may be cut without changing its pretokens: streaming with no separator token.
+"""Where a text may be cut without changing its GPT-2 pretokens: streaming with no separator token.
 
 A file with ``<|endoftext|>`` between documents is cut at the token. Without one (or with one
 that is rare), a file or a long document would be one piece, held whole in memory with every one
@@ -31,8 +31,6 @@ exact pretokenizer can hold less than it.
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
@@ -71,9 +69,11 @@ def _covers(text: str, token: str, i: int) -> bool:
     return text.find(token, max(0, i - len(token) + 1), i + len(token) - 1) != -1
 
 
-def split_long(text: str, limit: int = PIECE_CHARS) -> Iterator[str]:
-    """``text`` in parts of about ``limit`` characters, cut at safe cuts (no special tokens in
-    it: the caller splits them out first); a part runs on to the next safe cut."""
+def split_long(text: str, limit: int | None = None) -> Iterator[str]:
+    """``text`` in parts of about ``limit`` characters (default ``PIECE_CHARS``), cut at safe
+    cuts (no special tokens in it: the caller splits them out first); a part runs on to the next
+    safe cut."""
+    limit = PIECE_CHARS if limit is None else limit
     start, n = 0, len(text)
     while n - start > limit:
         match = SAFE_CUT.search(text, start + limit)
@@ -128,39 +128,3 @@ def _whole_characters(block: bytes) -> tuple[str, int]:
         if back + size > end:
             end = back
     return block[skipped:end].decode("utf-8", "surrogateescape"), skipped
-
-
-def refine(
-    path: str | os.PathLike[str],
-    boundaries: Sequence[int],
-    max_bytes: int,
-    special_tokens: Sequence[str] = (),
-) -> list[int]:
-    """``boundaries`` with every range longer than ``max_bytes`` cut again at safe cuts, about
-    every ``max_bytes``: memory then follows ``max_bytes``, not the gaps between separators."""
-    out = [boundaries[0]]
-    with open(path, "rb") as f:
-        for end in boundaries[1:]:
-            while end - out[-1] > max_bytes:
-                cut = next_safe_cut(f, out[-1] + max_bytes, special_tokens, stop=end)
-                if cut is None:
-                    break
-                out.append(cut)
-            out.append(end)
-    return out
-
-
-def plan_chunks(
-    path: str | os.PathLike[str], special_tokens: Sequence[str] = (), at_least: int = 1
-) -> list[int]:
-    """The chunk boundaries of a plain file for the pieces path, from 0 to its size: a chunk
-    about every ``CHUNK_BYTES`` (at least ``at_least`` where the file allows) at piece cuts
-    (:func:`bpe_course.pieces.find_cuts`), then any chunk still longer cut again at safe cuts:
-    text with no ASCII letter or digit before a space (Russian, Chinese) gets no piece cuts, and
-    memory must follow ``CHUNK_BYTES`` there too. One planner for this machine's pool and the
-    cluster's tasks."""
-    from bpe_course.pieces import CHUNK_BYTES, find_cuts  # pieces imports this module
-
-    size = os.stat(path).st_size
-    cuts = find_cuts(path, max(math.ceil(size / CHUNK_BYTES), at_least))
-    return refine(path, cuts, CHUNK_BYTES, special_tokens)

@@ -1,12 +1,10 @@
 """Counting equal pieces with numpy: a piece of up to 8 bytes is one integer key, up to 16 two.
 
-:class:`~bpe_course.pieces.PieceCounter` counts the pieces of a text: each separator byte (a
+:class:`~bpe_course.counting.pieces.PieceCounter` counts the pieces of a text: each separator byte (a
 space, a newline, a NUL where a special token was) with the bytes up to the next one. A
 ``Counter`` of them makes a ``bytes`` object per piece, hashes it and looks it up in a hash
 table; on text with many distinct pieces the table outgrows the processor's caches and most
-lookups wait for memory. On the wide corpus, once 700,000 distinct pieces were held, updating the
-table with ``Counter.update(data.split(b" "))`` took twice as long as counting the same chunks
-into a fresh one (0.81 s against 0.37 s for 20 MB).
+lookups wait for memory: updating a large table then costs more than filling a fresh one.
 
 Here no object is made per piece. A piece of at most 8 bytes, read as a little-endian 64-bit
 integer with the bytes past its end zeroed, *is* its key; a piece of 9 to 16 bytes is two such
@@ -16,15 +14,10 @@ and counting them is sorting: numpy sorts a chunk's keys and counts each run of 
 the chunks' tables are summed the same way every few chunks. The two-integer keys are sorted by
 a 64-bit mix of the two and then checked equal within each run of equal mixes; where two keys
 share a mix (never seen, but possible) that reduction sorts by both integers instead. Longer
-pieces (none of the stories', 0.2 % of the wide corpus's, 1.1 % of the dictionary's, cut as
-:mod:`~bpe_course.pieces` cuts them) and every piece of a text with a NUL byte inside a piece go
-to a ``Counter``. The counts are those of a ``Counter`` of the same pieces on
-every input (tests check it with hypothesis).
-
-Measured on the first 100 MB of the wide 500 MB corpus, split at spaces in 4 MB chunks, one core,
-the two in turn (two rounds): ``Counter.update(data.split(b" "))`` 3.5-4.7 s, this table 1.0 s
-plus 0.3 s to turn its 805,141 distinct pieces back into ``bytes``; on 100 MB of the stories
-1.8-2.3 s against 0.8 s.
+pieces (few in prose) and every piece of a text with a NUL byte inside a piece go to a
+``Counter``. The counts are those of a ``Counter`` of the same pieces on every input (tests
+check it with hypothesis). What the table bought against a ``Counter`` was measured: the figures
+are in ``notebooks/results/measurements.md``.
 """
 
 from __future__ import annotations

@@ -1,18 +1,14 @@
-"""Counting words on a Dask cluster: pretokenization as a map-reduce, on a real distributed engine.
+"""Counting words on a Dask cluster: the same tasks as the process pool, run as a map-reduce.
 
-Unlike :func:`~bpe_course.sources.count_sources` (a process pool on this machine), the tasks run
-wherever a Dask scheduler sends them: a ``LocalCluster`` of processes on 127.0.0.1 by default, or
-a running cluster named by its address (``tcp://host:8786``). The counts are the same either way.
+Unlike the pool of :func:`bpe_course.counting.count_words`, the tasks run wherever a Dask
+scheduler sends them: a ``LocalCluster`` of processes on 127.0.0.1 by default, or a running
+cluster named by its address (``tcp://host:8786``). This module only plans and reduces: the
+tasks are :func:`bpe_course.counting.plan.plan_tasks`'s and each is counted by
+:func:`bpe_course.counting.tasks.count_task`, as on this machine, so the counts are the same.
 
-- **Map.** Plain files are counted with pieces, as the local path of the fast trainers counts
-  (:mod:`bpe_course.pieces`): each file is cut into chunks of a few MB at piece cuts, and a task
-  takes a run of consecutive chunks (:func:`plan_piece_tasks`), counts its pieces chunk by
-  chunk, and runs the pattern once per distinct piece at its end. A ``.gz`` file is one task,
-  counted with the pattern as it streams (:func:`~bpe_course.sources.count_range`). Either way a
-  task returns a ``Counter`` of its words as UTF-8 bytes, the trainers' key (Dask moves a
-  ``Counter`` whole, a plain dict item by item: see :func:`count_task`). (With a special token
-  that pieces cannot count, one that holds a space or a NUL, every task counts a range cut at
-  document boundaries with the pattern, :func:`~bpe_course.sources.plan_ranges`.)
+- **Map.** About four tasks per worker thread (each at most ``TASK_BYTES``, so a dead worker's
+  retry recounts little), each counting its chunks and returning a ``Counter`` of its words as
+  UTF-8 bytes, the trainers' key.
 - **Reduce.** As results finish, each is paired with the next one to finish and a task adding the
   two is submitted; the sums are paired in turn until one count is left. The adding runs on
   the workers and the client holds only futures, so no process holds more than a few partial
@@ -28,17 +24,16 @@ a running cluster named by its address (``tcp://host:8786``). The counts are the
 
 Workers open the files by the paths the client gives (absolute): on a real cluster, the shards
 must sit on a filesystem every machine mounts at the same place. Task functions live at module
-level here, so a worker needs this package installed, never a notebook.
+level, so a worker needs this package installed, never a notebook.
 
 Dask is imported only when a function here runs: the core package never needs it. Install it
-with the ``cluster`` extra: ``pip install 'bpe_course[cluster]'``.
-"""
+with the ``cluster`` extra: ``pip install 'bpe_course[cluster]'``."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
-import math
 import os
 import signal
 import socket
@@ -46,25 +41,18 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from bpe_course.counting.counters import choose_counter
+from bpe_course.counting.plan import Task, effective_workers, plan_tasks
+from bpe_course.counting.sources import Corpus, resolve_sources
+from bpe_course.counting.tasks import count_task
 from bpe_course.errors import BPEInputError
-from bpe_course.pretokenize import effective_workers
-from bpe_course.sources import (
-    GZIP_SUFFIX,
-    ByteRange,
-    Corpus,
-    count_range,
-    plan_ranges,
-    resolve_sources,
-)
+from bpe_course.pretokenize import GPT2_PATTERN
 
 # The largest task of plain text the planner makes: a task reads its text a few MB at a time, so
 # this bounds not memory but what a dead worker's retry recounts, and the balance between workers.
 TASK_BYTES = 256_000_000
-# A task's work: a byte range (one ``.gz``, or plain text for the pattern), or one plain file's
-# chunks for pieces.
-Task = ByteRange | tuple[ByteRange, ...]
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -99,69 +87,28 @@ def add_counts(left: Counter[bytes], right: Counter[bytes]) -> Counter[bytes]:
     return total
 
 
-def count_task(task: Task, special_tokens: Sequence[str]) -> Counter[bytes]:
-    """The word counts of one task (module level, so any worker can import it): a range is
-    counted with the pattern (``.gz`` streamed), a tuple of one file's chunks with pieces.
-
-    A ``Counter``, not a plain dict: Dask sends a plain dict between workers item by item but a
-    ``Counter`` pickled whole (21,025 words: about 480 ms against 20 ms, measured), and every
-    sum of the reduce moves one. Keys are the words' UTF-8 bytes, as the trainers take them, from
-    the first task to the client: the pattern's ``str`` pretokens are encoded here, on the
-    workers, and nothing is decoded or encoded again.
-    """
-    if isinstance(task, ByteRange):
-        counts = count_range(task, special_tokens)
-        return Counter({word.encode("utf-8"): count for word, count in counts.items()})
-    from bpe_course.pieces import count_ranges
-
-    path = task[0].path
-    try:
-        return Counter(count_ranges(path, [(r.start, r.end) for r in task], special_tokens))
-    except OSError as err:
-        raise BPEInputError(f"cannot read {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError:  # a piece that is not UTF-8: say where, as the local path does
-        from bpe_course.pretokenize import read_text
-
-        for r in task:
-            read_text(path, r.start, r.end)  # raises naming the file and the offset
-        raise
+def count_on_worker(task: Task) -> Counter[bytes]:
+    """The word counts of one task, as a ``Counter`` (a task of the map: module level, so any
+    worker can import it). A ``Counter``, not a plain dict: Dask pickles a ``Counter`` whole but
+    walks a plain dict item by item, and every sum of the reduce moves one."""
+    return Counter(count_task(task))
 
 
-def plan_piece_tasks(
-    paths: Sequence[Path], special_tokens: Sequence[str], tasks: int = 1
+def plan_cluster_tasks(
+    paths: Sequence[Path],
+    special_tokens: Sequence[str],
+    threads: int,
+    *,
+    counter: str = "pattern",
+    pattern: str = GPT2_PATTERN,
+    tasks: int | None = None,
 ) -> list[Task]:
-    """About ``tasks`` tasks over every file: plain files in chunks at piece cuts
-    (:func:`bpe_course.pieces.find_cuts`), a run of consecutive chunks per task, a share of the
-    tasks in proportion to size (and at most ``TASK_BYTES`` a task); a ``.gz`` file one range.
-    With special tokens that pieces cannot count (:func:`~bpe_course.pieces.counted_by_pieces`),
-    the pattern's ranges instead (:func:`~bpe_course.sources.plan_ranges`)."""
-    from bpe_course.pieces import counted_by_pieces
-
-    if not counted_by_pieces(special_tokens):
-        return list(plan_ranges(paths, special_tokens, tasks))
-    from bpe_course.cuts import plan_chunks
-
-    sizes = {path: path.stat().st_size for path in paths}
-    plain_bytes = sum(size for path, size in sizes.items() if not _gzip(path)) or 1
-    planned: list[Task] = []
-    for path, size in sizes.items():
-        if size == 0:
-            continue
-        if _gzip(path):
-            planned.append(ByteRange(str(path), 0, size))
-            continue
-        cuts = plan_chunks(path, special_tokens)
-        chunks = [ByteRange(str(path), a, b) for a, b in zip(cuts, cuts[1:])]
-        share = max(1, round(tasks * size / plain_bytes), math.ceil(size / TASK_BYTES))
-        wanted = min(len(chunks), share)
-        for i in range(wanted):  # consecutive runs of about equal length
-            run = tuple(chunks[i * len(chunks) // wanted : (i + 1) * len(chunks) // wanted])
-            planned.append(run)
-    return planned
-
-
-def _gzip(path: Path) -> bool:
-    return path.name.endswith(GZIP_SUFFIX)
+    """The tasks for a cluster of ``threads`` worker threads: ``tasks`` of them (default: four
+    per thread), more where a task would hold over ``TASK_BYTES``."""
+    wanted = tasks or 4 * threads
+    return plan_tasks(
+        paths, special_tokens, counter, wanted, pattern=pattern, max_task_bytes=TASK_BYTES
+    )
 
 
 @contextlib.contextmanager
@@ -281,41 +228,53 @@ def count_words_on_cluster(
     workers: int | None = None,
     client: Client | None = None,
     tasks: int | None = None,
+    counter: str = "pattern",
+    pattern: str = GPT2_PATTERN,
     progress: bool | None = None,
+    on_counted: Callable[[int], None] | None = None,
     on_done: Callable[[Future], None] | None = None,
 ) -> dict[bytes, int]:
     """Word counts of a corpus (one file, a directory, a glob, a list; plain or ``.gz``), counted
-    on a Dask cluster: ``{word bytes: count}``, the same as :func:`~bpe_course.sources.count_sources`.
+    on a Dask cluster: ``{word bytes: count}``, the same as :func:`bpe_course.counting.count_words`
+    counts here (which calls this when given a ``scheduler``).
 
     ``client``: a connected client to use (then ``scheduler`` and ``workers`` are not used, and it
     stays open); else one is made by :func:`dask_client`. ``tasks``: how many tasks to aim for
-    (default: four per worker thread; each reads its text a few MB at a time). The dashboard's address is printed
-    on stderr; ``progress`` adds a tqdm bar over finished tasks. ``on_done`` sees each finished
+    (default: four per worker thread). ``counter`` and ``pattern``: as ``count_words`` takes
+    them (pieces only where they count exactly: :func:`~bpe_course.counting.counters.choose_counter`). The dashboard's
+    address is printed on stderr; ``progress`` adds a tqdm bar over finished tasks;
+    ``on_counted`` is called with the bytes of each task counted; ``on_done`` sees each finished
     future (the notebook and the tests kill a worker from it).
     """
     paths = resolve_sources(corpus)  # every shard checked here: a missing one fails before any task
     require_dask()
+    chosen = choose_counter(counter, special_tokens, pattern)
+    plan = functools.partial(
+        plan_cluster_tasks, paths, special_tokens, counter=chosen, pattern=pattern, tasks=tasks
+    )
     with contextlib.ExitStack() as stack:
         if client is None and scheduler == LOCAL:
-            ranges = plan_piece_tasks(
-                paths, special_tokens, tasks or 4 * (workers or os.cpu_count() or 1)
-            )
-            if not ranges:
+            threads = workers or os.cpu_count() or 1
+            planned = plan(threads)
+            if not planned:
                 return {}
             size = sum(path.stat().st_size for path in paths)
-            n_workers = local_workers(workers, len(ranges), size)
-            client = stack.enter_context(dask_client(LOCAL, n_workers))
+            client = stack.enter_context(
+                dask_client(LOCAL, local_workers(workers, len(planned), size))
+            )
             _wait_for_threads(client)
         else:
             if client is None:
                 client = stack.enter_context(dask_client(scheduler, workers))
             threads = _wait_for_threads(client)
-            ranges = plan_piece_tasks(paths, special_tokens, tasks or 4 * threads)
-            if not ranges:
+            planned = plan(threads)
+            if not planned:
                 return {}
         link = client.dashboard_link
         print(f"Dask dashboard: {link or 'not served (bokeh missing)'}", file=sys.stderr)
-        counts = map_reduce(client, ranges, special_tokens, progress=progress, on_done=on_done)
+        counts = map_reduce(
+            client, planned, progress=progress, on_counted=on_counted, on_done=on_done
+        )
     return dict(counts)
 
 
@@ -331,23 +290,22 @@ def _wait_for_threads(client: Client) -> int:
 
 def map_reduce(
     client: Client,
-    ranges: Sequence[Task],
-    special_tokens: Sequence[str],
+    tasks: Sequence[Task],
     *,
     progress: bool | None = None,
+    on_counted: Callable[[int], None] | None = None,
     on_done: Callable[[Future], None] | None = None,
 ) -> Counter[bytes]:
     """Count every task on the cluster and add the partial counts in a tree on the workers.
 
-    The stages: submit one count task per range (or run of chunks); as each task finishes, pair
-    it with the previous unpaired one in a new sum task (sums go first: priority 1), until one
-    result is left; fetch it.
+    The stages: submit one count per task; as each finishes, pair it with the previous unpaired
+    one in a new sum (sums go first: priority 1), until one result is left; fetch it.
     """
     from distributed import KilledWorker, as_completed
 
-    tokens = tuple(special_tokens)
     # pure=False: keys unique to this run, so a file changed since an earlier run is read again
-    submitted = [client.submit(count_task, task, tokens, pure=False) for task in ranges]
+    counting = {client.submit(count_on_worker, task, pure=False): task.size for task in tasks}
+    submitted = list(counting)
     bar = _bar(progress, total=2 * len(submitted) - 1)
     finished = as_completed(submitted)  # yields futures, never their results: nothing gathered
     unpaired: Future | None = None
@@ -357,6 +315,8 @@ def map_reduce(
                 future.result()  # raises the task's error here, on the client: the run stops
             if bar is not None:
                 bar.update(1)
+            if on_counted is not None and future in counting:
+                on_counted(counting[future])
             if on_done is not None:
                 on_done(future)
             if unpaired is None:
@@ -379,10 +339,10 @@ def map_reduce(
             bar.close()
 
 
-def _bar(enabled: bool | None, total: int) -> Any:
+def _bar(enabled: bool | None, total: int):
     if not enabled:
         return None
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # the widget's machinery only for a bar asked for
 
     return tqdm(total=total, unit="task", desc="count + add (Dask)", leave=False)
 
