@@ -104,14 +104,6 @@ def version_label(version: str) -> str:
     return _LABELS.get(version, version.upper() if version[:1] == "v" else version)
 
 
-def median_times(table, metric: str = "merge_s"):
-    """Median of ``metric`` over repeats, per (size, vocab, version), finished runs only."""
-    ok = table[table["status"] == "ok"]
-    return ok.groupby(["size_bytes", "size", "vocab_size", "version"], as_index=False)[
-        metric
-    ].median()
-
-
 from bpe_course.plots.beyond import (  # noqa: E402
     ORDER,
     ordered,
@@ -120,13 +112,10 @@ from bpe_course.plots.beyond import (  # noqa: E402
     plot_waterfall,
 )
 from bpe_course.plots.crossover import (  # noqa: E402  (they import the helpers above)
-    clear_crossover,
-    crossover_vocab,
     describe_crossover,
     plot_crossover,
     plot_ratio_heatmap,
     ratio_grid,
-    repeat_ranges,
 )
 from bpe_course.plots.scaling import (  # noqa: E402
     CLAIMED_GROWTH,
@@ -174,14 +163,11 @@ __all__ = [
     "METRIC_NAMES",
     "ORDER",
     "VERSION_COLORS",
-    "clear_crossover",
-    "crossover_vocab",
     "describe",
     "describe_crossover",
     "ordered",
     "overtakes",
     "draw_all",
-    "median_times",
     "plot_crossover",
     "plot_cumulative",
     "plot_memory",
@@ -193,7 +179,6 @@ __all__ = [
     "plot_speedups",
     "plot_waterfall",
     "ratio_grid",
-    "repeat_ranges",
     "save_figure",
     "scaling_slopes",
     "speedups",

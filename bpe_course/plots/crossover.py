@@ -5,21 +5,12 @@ from __future__ import annotations
 from bpe_course.plots import (
     METRIC_NAMES,
     describe,
-    median_times,
     style,
     version_color,
     version_label,
 )
-
-
-def crossover_vocab(vocab_sizes, slow_minus_fast) -> float | None:
-    """Where ``slow_minus_fast`` (V5 time minus V4 time, by vocab size) first turns from >= 0 to < 0,
-    by linear interpolation between grid points; None when it never does."""
-    points = list(zip(vocab_sizes, slow_minus_fast))
-    for (v0, d0), (v1, d1) in zip(points, points[1:]):
-        if d0 >= 0 > d1:
-            return v0 + (v1 - v0) * d0 / (d0 - d1)
-    return None
+from bpe_course.stats import clear_crossover, median_times, repeat_ranges
+from bpe_course.stats import ranges_apart as apart_where
 
 
 def ratio_grid(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
@@ -116,8 +107,6 @@ def ranges_apart(table, metric: str, versions: tuple[str, str]):
     ranges = repeat_ranges(table, metric)
     wide = ranges.pivot_table(index=["size_bytes", "size"], columns=["vocab_size", "version"])
     low, high = wide["min"], wide["max"]
-    from bpe_course.bench.repeat import ranges_apart as apart_where
-
     low_a, high_a, low_b, high_b = (
         side.xs(v, axis=1, level="version") for v in versions for side in (low, high)
     )
@@ -128,54 +117,6 @@ def ranges_apart(table, metric: str, versions: tuple[str, str]):
     low_a, high_b = low_a.align(high_b, join="outer")
     apart = apart_where(low_a, high_a, low_b, high_b)
     return apart.droplevel("size_bytes").sort_index(axis=1)
-
-
-def repeat_ranges(table, metric: str = "merge_s"):
-    """Min, median and max of ``metric`` over the repeats, per (corpus size, vocab, version)."""
-    ok = table[table["status"] == "ok"]
-    grouped = ok.groupby(["size_bytes", "size", "vocab_size", "version"])[metric]
-    out = grouped.agg(["min", "median", "max", "count"]).reset_index()
-    return out
-
-
-def clear_crossover(ranges, slow: str, fast: str) -> dict:
-    """Where ``fast`` overtakes ``slow`` on one corpus size, counting only clear differences.
-
-    ``ranges`` is :func:`repeat_ranges` for one corpus size. At each vocab size the two are
-    "apart" only when their min-max ranges over the repeats do not overlap. Returned: the vocab
-    sizes where ``fast`` is clearly faster and clearly slower, ``faster_from`` (the smallest vocab
-    size from which ``fast`` is clearly faster at every larger one measured), and ``crossover``:
-    where the medians cross, interpolated, only when ``fast`` is clearly slower just before
-    ``faster_from`` (else None: no crossover is resolved by the measurements).
-    """
-    from bpe_course.bench.repeat import below
-
-    by_version = {v: part.set_index("vocab_size") for v, part in ranges.groupby("version")}
-    a, b = by_version.get(slow), by_version.get(fast)
-    result = {"faster": [], "slower": [], "overlap": [], "faster_from": None, "crossover": None}
-    if a is None or b is None:
-        return result
-    vocabs = sorted(a.index.intersection(b.index))
-    for vocab in vocabs:
-        if below(b.loc[vocab, "max"], a.loc[vocab, "min"]):
-            result["faster"].append(vocab)
-        elif below(a.loc[vocab, "max"], b.loc[vocab, "min"]):
-            result["slower"].append(vocab)
-        else:
-            result["overlap"].append(vocab)
-    tail = []
-    for vocab in reversed(vocabs):
-        if vocab not in result["faster"]:
-            break
-        tail.append(vocab)
-    if tail:
-        result["faster_from"] = min(tail)
-        before = [v for v in vocabs if v < result["faster_from"]]
-        if before and before[-1] in result["slower"]:
-            low, high = before[-1], result["faster_from"]
-            diffs = [b.loc[v, "median"] - a.loc[v, "median"] for v in (low, high)]
-            result["crossover"] = crossover_vocab([low, high], diffs)
-    return result
 
 
 def describe_crossover(result: dict, slow: str, fast: str) -> str:

@@ -1,22 +1,15 @@
 """The ladder's figures: each rung's time against vocab size, and what each step of the ladder
-bought, from the table of :mod:`bpe_course.bench.ladder`."""
+bought, from the table of :mod:`bpe_course.bench.ladder` (read through
+:func:`bpe_course.stats.bands`)."""
 
 from __future__ import annotations
 
-from bpe_course.corpora.datasets import parse_size
 from bpe_course.plots import style
-from bpe_course.reference.ladder import RUNGS
+from bpe_course.reference.ladder import MAIN_V4, MAIN_V5, RUNGS, corpora
+from bpe_course.stats import bands
 
-MAIN_V5 = tuple(name for name, r in RUNGS.items() if r.kind == "v5" and r.on_ladder)
-MAIN_V4 = tuple(name for name, r in RUNGS.items() if r.kind == "v4" and r.on_ladder)
 VOCAB_TICKS = (300, 500, 1000, 2000, 5000, 10000)
 METRIC_LABELS = {"cpu_s": "merge-loop CPU time (s)", "seconds": "merge-loop wall time (s)"}
-
-
-def corpora(table) -> list[tuple[str, str]]:
-    """``(shape, size)`` pairs of the table, stories first, smaller sizes first."""
-    pairs = set(zip(table["shape"], table["size"]))
-    return sorted(pairs, key=lambda pair: (pair[0] != "stories", parse_size(pair[1])))
 
 
 def rung_label(name: str) -> str:
@@ -42,8 +35,6 @@ def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
     from the fastest to the slowest repeat), log axes; V4 rungs dashed."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    from bpe_course.bench.ladder import bands
 
     summary = bands(table, metric)
     pairs = corpora(table)
@@ -131,8 +122,6 @@ def plot_ladder_steps(table, vocab_sizes=(1000, 10000), metric: str = "cpu_s"):
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.ticker import FuncFormatter
-
-    from bpe_course.bench.ladder import bands
 
     summary = bands(table, metric)
     fig, axes = plt.subplots(

@@ -5,11 +5,11 @@ from __future__ import annotations
 from bpe_course.plots import (
     METRIC_NAMES,
     describe,
-    median_times,
     style,
     version_color,
     version_label,
 )
+from bpe_course.stats import median_times, ranked
 
 
 def speedups(table, metric: str = "total_s", size_bytes: int | None = None, vocab_size=None):
@@ -42,8 +42,6 @@ def speedup_ranges(table, metric: str = "total_s", size_bytes: int | None = None
 def ranking(ranges) -> str:
     """``"V5 > V4 ≈ fast max > V2"``: versions by median speed-up, ``>`` only where the ranges of
     the repeats are apart, ``≈`` where they overlap (no ranking can be claimed there)."""
-    from bpe_course.bench.repeat import ranked
-
     return ranked(ranges, " > ", version_label)
 
 
