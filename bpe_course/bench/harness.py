@@ -233,20 +233,20 @@ class MergeCheck:
 def check_versions(versions: tuple[str, ...]) -> None:
     """Every version is the course's, an installed library, or an importable ``module:function``."""
     from bpe_course.bench import libraries
-    from bpe_course.trainers import ALL_TRAINERS
+    from bpe_course.trainers import ALL_TRAINERS, LIBRARIES
 
     for version in versions:
         if version in ALL_TRAINERS:
             continue
-        if version in libraries.LIBRARIES:
+        if version in LIBRARIES:
             if not libraries.library_available(version):
                 raise BPEInputError(
-                    f"{libraries.LIBRARIES[version]} is not installed; pip install -e '.[bench]'"
+                    f"{LIBRARIES[version].title} is not installed; pip install -e '.[bench]'"
                 )
         elif ":" in version:
             libraries.load_trainer(version)
         else:
-            known = ", ".join([*ALL_TRAINERS, *libraries.LIBRARIES])
+            known = ", ".join([*ALL_TRAINERS, *LIBRARIES])
             raise BPEInputError(
                 f"unknown version {version!r}; choose one of: {known}, or module:function"
             )

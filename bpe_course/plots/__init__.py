@@ -2,8 +2,9 @@
 
 ``save_figure`` writes SVG (and PNG) into ``figures/`` deterministically: no timestamp or random
 id inside the file, so a rerun that draws the same data writes the same bytes. Every figure of
-the course draws a version in the same colour (:func:`version_color`) and names it the same way
-(:func:`version_label`).
+the course draws a version in the same colour (:func:`version_color`), names it the same way
+(:func:`version_label`) and lists it in the same place: as its registry entry says
+(:mod:`bpe_course.trainers`), the one place they are written.
 
 The figures live by subject: :mod:`.crossover` (time against vocab size, ratios),
 :mod:`.scaling` (against V1 and corpus size, phases), :mod:`.traces` (per merge, cumulative),
@@ -17,6 +18,7 @@ from pathlib import Path
 from bpe_course.files import replaced_whole
 from bpe_course.paths import figures_dir
 from bpe_course.plots import style
+from bpe_course.trainers import in_order, shown
 
 style.apply()  # every figure of the course, and the notebooks' own, start from these defaults
 
@@ -61,52 +63,19 @@ def describe(table) -> str:
 
 METRIC_NAMES = {"merge_s": "merge loop", "total_s": "end to end", "pretokenize_s": "pretokenize"}
 
-# One colour per version in every figure, whatever else is drawn beside it.
-VERSION_COLORS = {
-    "v0": "#7f7f7f",
-    "v1": "#8c564b",
-    "v2": "#e377c2",
-    "v3": "#bcbd22",
-    "v4": "#1f77b4",
-    "v5": "#ff7f0e",
-    "fastmax": "#2ca02c",
-    "sites": "#ff9896",
-    "fast": "#d62728",
-    "shards": "#8c6d31",
-    "post_v4": "#17becf",
-    "post_v5": "#9467bd",
-    "post_v5_nogc": "#c5b0d5",
-    "hf": "#393b79",
-    "rustbpe": "#637939",
-}
-_LABELS = {
-    "fastmax": "fast max",
-    "shards": "shards (merge workers)",
-    "post_v4": "post's V4",
-    "post_v5": "post's V5",
-    "post_v5_nogc": "post's V5, GC off",
-    "hf": "HF tokenizers",
-    "rustbpe": "rustbpe",
-}
-
 
 def version_color(version: str) -> str:
-    """The version's colour; a version not listed (a reader's own trainer) gets a fixed one too."""
-    if version in VERSION_COLORS:
-        return VERSION_COLORS[version]
-    import zlib
-
-    palette = ["#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c49c94", "#f7b6d2", "#dbdb8d"]
-    return palette[zlib.crc32(version.encode()) % len(palette)]
+    """The version's colour, its registry entry's (:func:`bpe_course.trainers.shown`): a reader's
+    own trainer, which has no entry, gets a fixed one too."""
+    return shown(version).color
 
 
 def version_label(version: str) -> str:
-    return _LABELS.get(version, version.upper() if version[:1] == "v" else version)
+    """What a figure calls the version: its registry entry's label."""
+    return shown(version).label
 
 
 from bpe_course.plots.beyond import (  # noqa: E402
-    ORDER,
-    ordered,
     plot_memory,
     plot_side_by_side,
     plot_waterfall,
@@ -148,12 +117,12 @@ def draw_all(table) -> dict:
     if ok["size_bytes"].nunique() >= 2:
         figures["scaling_merge"] = plot_scaling(ok, "merge_s")
         figures["scaling_total"] = plot_scaling(ok, "total_s")
-    others = versions - {"v0", "v1", "v2", "v3", "v4", "v5", "fastmax"}
-    if others:  # beyond the course's V1-V5: side by side, and beside V4 and V5 over vocab sizes
+    others = {v for v in versions if shown(v).track != "ladder"}
+    if others:  # off the course's ladder: side by side, and beside V4 and V5 over vocab sizes
         figures["side_by_side_total"] = plot_side_by_side(ok, "total_s")
         if {"v4", "v5"} <= versions and ok["vocab_size"].nunique() >= 2:
             figures["beside_v4_v5"] = plot_crossover(
-                ok, versions=("v4", "v5", *ordered(others)), metrics=("merge_s", "total_s")
+                ok, versions=("v4", "v5", *in_order(others)), metrics=("merge_s", "total_s")
             )
     return figures
 
@@ -161,11 +130,8 @@ def draw_all(table) -> dict:
 __all__ = [
     "CLAIMED_GROWTH",
     "METRIC_NAMES",
-    "ORDER",
-    "VERSION_COLORS",
     "describe",
     "describe_crossover",
-    "ordered",
     "overtakes",
     "draw_all",
     "plot_crossover",

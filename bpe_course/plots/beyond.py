@@ -6,15 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from bpe_course.plots import METRIC_NAMES, describe, style, version_color, version_label
-
-# Course versions in course order, then the posts' designs, then the libraries.
-ORDER = ("v0", "v1", "v2", "v3", "v4", "v5", "fastmax", "sites", "fast", "shards")
-ORDER += ("post_v4", "post_v5", "post_v5_nogc", "hf", "rustbpe")
-
-
-def ordered(versions) -> list[str]:
-    """Versions in :data:`ORDER`, then readers' trainers by name."""
-    return sorted(versions, key=lambda v: (ORDER.index(v) if v in ORDER else len(ORDER), v))
+from bpe_course.trainers import in_order
 
 
 def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
@@ -29,7 +21,7 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
     cells = ["corpus", "size_bytes", "size", "vocab_size", "version"]
     stats = ok.groupby(cells)[metric].agg(["median", "min", "max"]).unstack("version")
     medians = stats["median"]
-    versions = ordered(medians.columns)
+    versions = in_order(medians.columns)
     if log is None:
         log = bool(np.nanmax(medians.to_numpy()) > 20 * np.nanmin(medians.to_numpy()))
     # Rows of at most three panels, each wide enough for its bars and the medians written beside.

@@ -10,21 +10,21 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from bpe_course.plots import style
+from bpe_course.trainers import registered
 
 
 def _color(job, colors: Mapping[str, str] | None, position: int) -> str:
-    from bpe_course.plots import VERSION_COLORS
-
+    """The colour given for the job, else the version's it names, else the next of the cycle."""
     if colors and job in colors:
         return colors[job]
-    return VERSION_COLORS.get(str(job).lower()) or f"C{position}"
+    entry = registered(str(job).lower())
+    return entry.color if entry else f"C{position}"
 
 
 def _label(job) -> str:
-    from bpe_course.plots import version_label
-
-    text = str(job)
-    return version_label(text) if text.lower() in ("v1", "v2", "v3", "v4", "v5") else text
+    """A job that names a version (``"v4"``, ``"V4"``) is labelled as every figure labels it."""
+    entry = registered(str(job).lower())
+    return entry.label if entry else str(job)
 
 
 def _figure(panels: int, jobs: int, horizontal: bool):

@@ -10,6 +10,7 @@ from bpe_course.plots import (
     version_label,
 )
 from bpe_course.stats import median_times, ranked
+from bpe_course.trainers import in_order
 
 
 def speedups(table, metric: str = "total_s", size_bytes: int | None = None, vocab_size=None):
@@ -191,7 +192,7 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
         & (table["vocab_size"] == vocab_size)
     ]
     medians = ok.groupby("version")[["pretokenize_s", "merge_s"]].median()
-    medians = medians.loc[sorted(medians.index, key=lambda v: (v == "fastmax", v))]
+    medians = medians.loc[in_order(medians.index)]
     totals = ok.groupby("version")["total_s"].agg(["min", "median", "max", "count"])
     share = medians["pretokenize_s"] / medians.sum(axis=1)
     labels = [version_label(v) for v in medians.index]
