@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from bpe_course.plots import (
-    METRIC_NAMES,
-    describe,
-    style,
-    version_color,
-    version_label,
-)
+from bpe_course.plots import style
+from bpe_course.plots.common import METRIC_NAMES, describe, version_color, version_label
 from bpe_course.stats import clear_crossover, median_times, repeat_ranges
 from bpe_course.stats import ranges_apart as apart_where
 

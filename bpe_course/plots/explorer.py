@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpe_course.plots import METRIC_NAMES, version_color, version_label
+from bpe_course.plots.common import METRIC_NAMES, version_color, version_label
 
 LINE_STYLES = ["-", "--", ":", "-."]  # one per runs label, in the order they appear
 

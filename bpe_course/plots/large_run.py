@@ -4,7 +4,7 @@ of the largest run, every process counted."""
 
 from __future__ import annotations
 
-from bpe_course.plots import version_color
+from bpe_course.plots.common import version_color
 
 
 def plot_large_runs(summary, samples, title: str = ""):

@@ -3,7 +3,8 @@ against the vocab size, one panel per corpus shape and size."""
 
 from __future__ import annotations
 
-from bpe_course.plots import METRIC_NAMES, style, version_color, version_label
+from bpe_course.plots import style
+from bpe_course.plots.common import METRIC_NAMES, version_color, version_label
 
 
 def plot_against_fast(ratios, metric: str = "merge_s"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bpe_course.plots import style
+from bpe_course.plots.common import version_color, version_label
 
 
 def plot_per_merge(trace, title: str = "", window: int = 25):
@@ -52,8 +53,6 @@ def plot_cumulative(trace, title: str = ""):
     """Time spent so far against merge number, per version, from one traced run: where one
     version's total overtakes another's within a single training."""
     import matplotlib.pyplot as plt
-
-    from bpe_course.plots import version_color, version_label
 
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     for version, part in trace.groupby("version", sort=False):
