@@ -8,8 +8,11 @@ and its median over the repeats is what the course reports (with the spread).
 
 from __future__ import annotations
 
+import argparse
 import os
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -76,8 +79,6 @@ def pretokenize_scaling(
 ) -> pd.DataFrame:
     """Seconds to count a file's words by pieces with each number of workers, in turn within each
     repeat, plus the CPU seconds of this process and its workers (load shows as wall > CPU / n)."""
-    import time
-
     from bpe_course.pieces import count_words_by_pieces
 
     rows = []
@@ -93,9 +94,6 @@ def pretokenize_scaling(
 
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m bpe_course.bench.beyond FILE``: 1 worker against 2 on one file's pretokenization."""
-    import argparse
-    from pathlib import Path
-
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.bench.beyond",
         description="Time counting a file's words by pieces with 1 and with 2 workers, in turn "

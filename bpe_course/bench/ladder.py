@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+from tqdm.auto import tqdm
 
 from bpe_course.bench.harness import run_worker
 from bpe_course.bench.machine import context
@@ -108,8 +109,6 @@ def sweep(
     """Run every planned run not yet in ``csv_path``; stop if two rungs' merges ever differ.
     ``v5_vocab``, ``v4_vocab``: how far the rungs of each kind are traced; ``checks``: the
     untraced runs, ``(rung, vocab size)``."""
-    from tqdm.auto import tqdm
-
     done, hashes = finished_runs(csv_path), {}
     runs = [
         r

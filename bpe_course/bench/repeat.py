@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from bpe_course.bench.beyond import paired_ratios
 from bpe_course.stats import ranges_apart, ranked
 
 T = TypeVar("T")
@@ -211,8 +212,6 @@ def stored_ratio_line(
     repeat): ``version`` / ``reference`` per repeat, median and range, with the machine and date.
     ``where`` picks the cells (``{"size": "1MB", "vocab_size": 3000}``); several cells give one
     line each. Says so when the table has no such runs, or fewer than 3 repeats."""
-    from bpe_course.bench.beyond import paired_ratios
-
     rows = table
     for column, wanted in (where or {}).items():
         rows = rows[rows[column] == wanted]

@@ -74,6 +74,8 @@ def run(spec: dict) -> dict:
     version = spec["version"]
     if version in ALL_TRAINERS:
         return _run_course_version(spec)
+    # Not at the top: a course version's run, most of them, loads no more than its trainer, so
+    # its start and its peak memory are the trainer's own.
     from bpe_course.bench import libraries
 
     if version in LIBRARIES:

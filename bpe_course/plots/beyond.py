@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import textwrap
 
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
 from bpe_course.plots import style
 from bpe_course.plots.common import METRIC_NAMES, describe, version_color, version_label
 from bpe_course.trainers import in_order
@@ -15,8 +19,6 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
     version with the range of the repeats as a line and its median written beside it. ``log``: a
     logarithmic time axis; by default when the slowest median is over 20 times the fastest (a
     linear axis would flatten the fast versions into the floor)."""
-    import matplotlib.pyplot as plt
-    import numpy as np
 
     ok = table[table["status"] == "ok"]
     cells = ["corpus", "size_bytes", "size", "vocab_size", "version"]
@@ -42,8 +44,6 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
     axes[0][0].invert_yaxis()  # the first version on top
     low, high = np.nanmin(stats["min"].to_numpy()), np.nanmax(stats["max"].to_numpy())
     if log:  # one axis for all panels, ticks as plain numbers (1, 3, 10, 30), room for the text
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
         ax = axes[0][0]
         ax.set_xscale("log")
         ax.set_xlim(low / 1.5, high * 8)
@@ -60,7 +60,6 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
 
 def _side_by_side_panel(ax, middle, stats, cell, versions, y) -> None:
     """One cell of :func:`plot_side_by_side`: its bars, their ranges, their medians written."""
-    import numpy as np
 
     low = np.array([stats["min"][v][cell] for v in versions])
     high = np.array([stats["max"][v][cell] for v in versions])
@@ -85,8 +84,6 @@ def plot_waterfall(steps, title: str = ""):
     """What each change bought, from ``steps`` (columns ``step``, ``seconds``, ``saved``,
     ``saved_low``, ``saved_high``, as
     :func:`bpe_course.bench.beyond.what_each_change_bought` returns)."""
-    import matplotlib.pyplot as plt
-    import numpy as np
 
     fig, ax = plt.subplots(figsize=(8.0, 3.8))
     seconds, saved = steps["seconds"].to_numpy(), steps["saved"].to_numpy()
@@ -131,7 +128,6 @@ def plot_waterfall(steps, title: str = ""):
 def plot_memory(samples, title: str = ""):
     """Resident memory of all processes of a run over time (``seconds``, ``rss_mb``,
     ``processes``, as :mod:`bpe_course.bench.memory` writes)."""
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7.0, 3.2))
     ax.plot(samples["seconds"], samples["rss_mb"], lw=1.2, color=version_color("fast"))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import LogNorm
+
 from bpe_course.plots import style
 from bpe_course.plots.common import METRIC_NAMES, describe, version_color, version_label
 from bpe_course.stats import clear_crossover, median_times, repeat_ranges
@@ -24,9 +28,6 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     """Heat map of the time ratio over vocab size x corpus size. Cells where the repeats of the
     two versions overlap are hatched and their ratio marked ``≈``: no winner is claimed there (no
     "ratio 1" line is drawn through them)."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.colors import LogNorm
 
     ratio = ratio_grid(table, metric, versions)
     values = ratio.to_numpy(dtype=float)
@@ -62,8 +63,6 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
 
 def _label_cells(ax, values, apart, spread: float) -> None:
     """Each cell's ratio; a cell whose repeats overlap is hatched and its ratio marked ``≈``."""
-    import matplotlib.pyplot as plt
-    import numpy as np
 
     for (row, col), value in np.ndenumerate(values):
         if not np.isfinite(value):
@@ -149,7 +148,6 @@ def plot_crossover(
     two versions, a crossover is marked only where the repeats say so (:func:`clear_crossover`).
     ``log``: time on a log scale (versions that differ by orders of magnitude).
     """
-    import matplotlib.pyplot as plt
 
     metrics = metrics or (metric,)
     ok = table[(table["status"] == "ok") & table["version"].isin(versions)]

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import matplotlib
 import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from bpe_course.plots.common import METRIC_NAMES, version_color, version_label
 
@@ -32,7 +34,6 @@ def draw_explorer(fig, stats, selection, text_scale: float = 1.0, empty: str = "
     and size (smallest first), a line per version and runs label (colour: version; line style:
     runs), the min-max of the repeats as a band. ``text_scale`` enlarges every text (a projected
     figure); ``empty`` is what an empty figure says. Returns ``{axes: [Point, ...]}``."""
-    import matplotlib
 
     sizes = {
         "font.size": 9 * text_scale,
@@ -150,7 +151,6 @@ def short_runs(all_runs: list[str]) -> dict[str, str]:
 def _axis(axis, scale: str) -> None:
     """Set an axis's scale; a log axis is ticked at 1, 2, 5 times powers of ten, written as plain
     numbers (600, 2,000, 0.05), never as powers (6 × 10²)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     if axis.axis_name == "x":
         axis.axes.set_xscale(scale)

@@ -4,6 +4,12 @@ bought, from the table of :mod:`bpe_course.bench.ladder` (read through
 
 from __future__ import annotations
 
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
 from bpe_course.plots import style
 from bpe_course.reference.ladder import MAIN_V4, MAIN_V5, RUNGS, corpora
 from bpe_course.stats import bands
@@ -19,7 +25,6 @@ def rung_label(name: str) -> str:
 
 def rung_colors(names) -> dict[str, tuple]:
     """The V5 ladder from dark (the post's) to light (the course's); V4 rungs in greys."""
-    import matplotlib
 
     ramp = matplotlib.colormaps["viridis"]
     v5 = [n for n in names if RUNGS[n].kind == "v5"]
@@ -33,8 +38,6 @@ def rung_colors(names) -> dict[str, tuple]:
 def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
     """One panel per corpus: each rung's merge-loop time against vocab size (median line, band
     from the fastest to the slowest repeat), log axes; V4 rungs dashed."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     summary = bands(table, metric)
     pairs = corpora(table)
@@ -99,7 +102,6 @@ def step_ratios(table, vocab_size: int, metric: str = "cpu_s"):
     """For every rung with a base: base time / rung time at ``vocab_size``, per corpus, as
     ``median (min-max)`` over the repeats (repeat i of the rung against repeat i of its base,
     run in the same pass); above 1, the change made it faster."""
-    import pandas as pd
 
     traced = table[table["traced"] & (table["vocab_size"] == vocab_size)]
     times = traced.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
@@ -119,9 +121,6 @@ def step_ratios(table, vocab_size: int, metric: str = "cpu_s"):
 def plot_ladder_steps(table, vocab_sizes=(1000, 10000), metric: str = "cpu_s"):
     """The main V5 ladder as a staircase: each step's time (median, range of the repeats) at a
     few vocab sizes, one line per corpus, log axis; with the V4s' time where they were traced."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter
 
     summary = bands(table, metric)
     fig, axes = plt.subplots(

@@ -4,6 +4,10 @@ of the largest run, every process counted."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
 from bpe_course.plots.common import version_color
 
 
@@ -11,8 +15,6 @@ def plot_large_runs(summary, samples, title: str = ""):
     """``summary``: one row per run (``size_bytes``, ``pretokenize_s``, ``merge_s``,
     ``total_s``, ``cpu_s``, ``peak_mb``), as :func:`bpe_course.bench.memory.summarize` makes; ``samples``:
     the memory samples of the run to draw over time (``seconds``, ``rss_mb``)."""
-    import matplotlib.pyplot as plt
-    import numpy as np
 
     runs = summary.sort_values("size_bytes")
     gb = runs["size_bytes"].to_numpy() / 1e9
@@ -62,7 +64,6 @@ def plot_large_runs(summary, samples, title: str = ""):
 def plot_merge_growth(table, title: str = ""):
     """CPU microseconds per merge (median of each bucket) and the distinct words each merge
     rewrote (mean), against the merge's index, as :mod:`bpe_course.bench.merge_growth` writes."""
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(12, 4.4))
     x = table["bucket"] + table["merges"] / 2
@@ -78,7 +79,6 @@ def plot_merge_growth(table, title: str = ""):
         "distinct words rewritten\nper merge (mean, log)", fontsize=13, color="tab:grey"
     )
     twin.tick_params(labelsize=12)
-    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     for axis in (ax.yaxis, twin.yaxis):  # plain numbers (50, 100), no 4x10^1 minor labels
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))

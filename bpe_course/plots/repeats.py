@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
 from bpe_course.plots import style
@@ -28,7 +29,6 @@ def _label(job) -> str:
 
 
 def _figure(panels: int, jobs: int, horizontal: bool):
-    import matplotlib.pyplot as plt
 
     size = (6.4, 0.9 + 0.45 * jobs) if horizontal else style.grid_size(panels, 2)
     # Constrained layout: it makes room for a legend placed outside the panels (see _legend).

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Patch
+from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
 from bpe_course.plots import style
 from bpe_course.plots.common import METRIC_NAMES, describe, version_color, version_label
+from bpe_course.reference.published import POST_SECONDS, V1_V5_POST, post_speedups
 from bpe_course.stats import median_times, ranked
 from bpe_course.trainers import in_order
 
@@ -44,10 +50,6 @@ def ranking(ranges) -> str:
 def plot_speedups(table, size_mb: float, vocab_size: int, metric: str = "total_s"):
     """Speed-up over V1 of every version at one configuration: the median of the repeats with
     their range as an error bar, ranked only where the ranges are apart; the V1-V5 post's beside."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from bpe_course.reference.published import POST_SECONDS, V1_V5_POST, post_speedups
 
     ours = speedup_ranges(table, metric, round(size_mb * 1_000_000), vocab_size)
     theirs = post_speedups(size_mb, vocab_size) if (size_mb, vocab_size) in POST_SECONDS else {}
@@ -97,7 +99,6 @@ CLAIMED_GROWTH = {
 
 def scaling_slopes(table, metric: str = "merge_s", vocab_size: int | None = None):
     """Least-squares slope of log(time) against log(corpus bytes), per version (and of W)."""
-    import numpy as np
 
     ok = table[table["status"] == "ok"]
     if vocab_size is not None:
@@ -121,7 +122,6 @@ def plot_scaling(
 ):
     """Time against corpus size, log-log, per version, with fitted slopes and the expected
     growth; one panel per metric when ``metrics`` is given (merge loop beside end to end)."""
-    import matplotlib.pyplot as plt
 
     metrics = metrics or (metric,)
     ok = table[table["status"] == "ok"]
@@ -148,7 +148,6 @@ def plot_scaling(
 
 def _draw_scaling_panel(ax, ok, name: str) -> None:
     """One metric: each version's median time per size on log-log axes, its slope in the legend."""
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
     slopes = scaling_slopes(ok, name)
     for version, part in ok.groupby("version"):
@@ -179,7 +178,6 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
     """Where the time goes: each version's time split into pretokenization and merge loop, as
     shares of its total (medians), with the total's median and range written on each bar; a
     share, so a 1 s version and an 85 s one are read alike."""
-    import matplotlib.pyplot as plt
 
     ok = table[
         (table["status"] == "ok")
@@ -237,7 +235,6 @@ def _label_bars(ax, versions, totals, share) -> None:
 
 
 def _phase_legend(ax) -> None:
-    from matplotlib.patches import Patch
 
     ax.legend(
         handles=[

@@ -3,6 +3,8 @@ against the vocab size, one panel per corpus shape and size."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+
 from bpe_course.plots import style
 from bpe_course.plots.common import METRIC_NAMES, version_color, version_label
 
@@ -12,7 +14,6 @@ def plot_against_fast(ratios, metric: str = "merge_s"):
     ``min`` and ``max`` over the repeats of the version's time over fast's (as
     :func:`bpe_course.bench.beyond.paired_ratios` gives them). Lines at the medians, bars over
     the range; below 1 the version beat fast."""
-    import matplotlib.pyplot as plt
 
     panels = ratios[["corpus", "size"]].drop_duplicates().sort_values(["size", "corpus"])
     # two panels a row: four side by side left every label at 8 pt once fitted to the page

@@ -8,6 +8,8 @@ on it is read as 9 points, where a wider figure is shrunk and its labels with it
 
 from __future__ import annotations
 
+import matplotlib
+
 DPI = 100  # what the notebook shows; saved PNGs use SAVE_DPI
 SAVE_DPI = 120
 MAX_WIDTH = 9.4  # inches: 940 pixels at DPI, inside the notebook column
@@ -33,7 +35,6 @@ RC = {
 
 def apply() -> None:
     """Set the defaults (the plotting functions call it; a notebook may call it too)."""
-    import matplotlib
 
     matplotlib.rcParams.update(RC)
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+
 from bpe_course.plots import style
 from bpe_course.plots.common import version_color, version_label
+from bpe_course.reference.published import POST_WORDS_TOUCHED
 
 
 def plot_per_merge(trace, title: str = "", window: int = 25):
@@ -12,9 +15,6 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     ``trace`` is :func:`bpe_course.bench.trace.merge_trace`'s table; lines are rolling medians over
     ``window`` merges (single merges are too noisy to read).
     """
-    import matplotlib.pyplot as plt
-
-    from bpe_course.reference.published import POST_WORDS_TOUCHED
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.5, 5.5), sharex=True)
     first = trace[trace["version"] == trace["version"].iloc[0]]
@@ -52,7 +52,6 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
 def plot_cumulative(trace, title: str = ""):
     """Time spent so far against merge number, per version, from one traced run: where one
     version's total overtakes another's within a single training."""
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     for version, part in trace.groupby("version", sort=False):
