@@ -62,7 +62,7 @@ def _finished(table: pd.DataFrame) -> pd.DataFrame:
 
 def median_times(table: pd.DataFrame, metric: str = "merge_s") -> pd.DataFrame:
     """Median of ``metric`` over repeats, per (size, vocab, version), finished runs only."""
-    return _finished(table).groupby(_CELL, as_index=False)[metric].median()
+    return _finished(table).groupby(_CELL)[metric].median().reset_index()
 
 
 def repeat_ranges(table: pd.DataFrame, metric: str = "merge_s") -> pd.DataFrame:

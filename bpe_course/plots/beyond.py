@@ -4,9 +4,14 @@ what each change from V5 bought (a waterfall), and memory over time."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Hashable, Sequence
+from typing import cast
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from bpe_course.plots import style
@@ -14,12 +19,13 @@ from bpe_course.plots.common import METRIC_NAMES, describe, version_color, versi
 from bpe_course.trainers import in_order
 
 
-def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
+def plot_side_by_side(
+    table: pd.DataFrame, metric: str = "total_s", log: bool | None = None
+) -> Figure:
     """Median time per version, one panel per (corpus, size, vocab) cell, one horizontal bar per
     version with the range of the repeats as a line and its median written beside it. ``log``: a
     logarithmic time axis; by default when the slowest median is over 20 times the fastest (a
     linear axis would flatten the fast versions into the floor)."""
-
     ok = table[table["status"] == "ok"]
     cells = ["corpus", "size_bytes", "size", "vocab_size", "version"]
     stats = ok.groupby(cells)[metric].agg(["median", "min", "max"]).unstack("version")
@@ -58,33 +64,38 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
     return fig
 
 
-def _side_by_side_panel(ax, middle, stats, cell, versions, y) -> None:
+def _side_by_side_panel(
+    ax: Axes,
+    middle: pd.Series,
+    stats: pd.DataFrame,
+    cell: Hashable,
+    versions: Sequence[str],
+    y: np.ndarray,
+) -> None:
     """One cell of :func:`plot_side_by_side`: its bars, their ranges, their medians written."""
-
     low = np.array([stats["min"][v][cell] for v in versions])
     high = np.array([stats["max"][v][cell] for v in versions])
-    middle = middle.to_numpy(dtype=float)
+    medians = middle.to_numpy(dtype=float)
     ax.barh(
-        y, middle, 0.7, color=[version_color(v) for v in versions],
-        xerr=np.vstack([middle - low, high - middle]), error_kw={"elinewidth": 1, "capsize": 2},
+        y, medians, 0.7, color=[version_color(v) for v in versions],
+        xerr=np.vstack([medians - low, high - medians]), error_kw={"elinewidth": 1, "capsize": 2},
     )  # fmt: skip
-    for where, (value, top) in enumerate(zip(middle, high)):
+    for where, (value, top) in enumerate(zip(medians, high)):
         if np.isnan(value):  # at the panel's left edge, whatever the scale
             ax.annotate("not run", (0.02, where), xycoords=("axes fraction", "data"), va="center",
                         color="0.4", fontsize=style.SMALLEST)  # fmt: skip
         else:
             ax.annotate(f"{value:.3g} s", (top, where), va="center", xytext=(3, 0),
                         textcoords="offset points", fontsize=style.SMALLEST)  # fmt: skip
-    corpus, _, size, vocab = cell
+    corpus, _, size, vocab = cast(tuple[str, int, str, int], cell)  # the index's four levels
     ax.set_title(f"{corpus} {size}, vocab {vocab:,}")
     ax.xaxis.grid(True, alpha=0.3)
 
 
-def plot_waterfall(steps, title: str = ""):
+def plot_waterfall(steps: pd.DataFrame, title: str = "") -> Figure:
     """What each change bought, from ``steps`` (columns ``step``, ``seconds``, ``saved``,
     ``saved_low``, ``saved_high``, as
     :func:`bpe_course.bench.beyond.what_each_change_bought` returns)."""
-
     fig, ax = plt.subplots(figsize=(8.0, 3.8))
     seconds, saved = steps["seconds"].to_numpy(), steps["saved"].to_numpy()
     x = np.arange(len(steps))
@@ -125,10 +136,9 @@ def plot_waterfall(steps, title: str = ""):
     return fig
 
 
-def plot_memory(samples, title: str = ""):
+def plot_memory(samples: pd.DataFrame, title: str = "") -> Figure:
     """Resident memory of all processes of a run over time (``seconds``, ``rss_mb``,
     ``processes``, as :mod:`bpe_course.bench.memory` writes)."""
-
     fig, ax = plt.subplots(figsize=(7.0, 3.2))
     ax.plot(samples["seconds"], samples["rss_mb"], lw=1.2, color=version_color("fast"))
     ax.set_xlabel("seconds since start")

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from bpe_course.plots import style
 from bpe_course.plots.common import METRIC_NAMES, describe, version_color, version_label
-from bpe_course.stats import clear_crossover, median_times, repeat_ranges
+from bpe_course.stats import Crossover, clear_crossover, median_times, repeat_ranges
 from bpe_course.stats import ranges_apart as apart_where
 
 
-def ratio_grid(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
+def ratio_grid(
+    table: pd.DataFrame, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")
+) -> pd.DataFrame:
     """Median ``versions[1]`` time / ``versions[0]`` time, as a (corpus size x vocab size) table."""
     medians = median_times(table, metric)
     wide = medians.pivot_table(index=["size_bytes", "size"], columns=["vocab_size", "version"])[
@@ -24,11 +30,12 @@ def ratio_grid(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4"
     return ratio.droplevel("size_bytes").sort_index(axis=1)
 
 
-def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
+def plot_ratio_heatmap(
+    table: pd.DataFrame, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")
+) -> Figure:
     """Heat map of the time ratio over vocab size x corpus size. Cells where the repeats of the
     two versions overlap are hatched and their ratio marked ``≈``: no winner is claimed there (no
     "ratio 1" line is drawn through them)."""
-
     ratio = ratio_grid(table, metric, versions)
     values = ratio.to_numpy(dtype=float)
     spread = max(2.0, float(np.nanmax(np.abs(np.log(values)))) if values.size else 2.0)
@@ -61,9 +68,8 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     return fig
 
 
-def _label_cells(ax, values, apart, spread: float) -> None:
+def _label_cells(ax: Axes, values: np.ndarray, apart: pd.DataFrame, spread: float) -> None:
     """Each cell's ratio; a cell whose repeats overlap is hatched and its ratio marked ``≈``."""
-
     for (row, col), value in np.ndenumerate(values):
         if not np.isfinite(value):
             continue
@@ -73,7 +79,7 @@ def _label_cells(ax, values, apart, spread: float) -> None:
         dark = abs(np.log(value)) > 0.6 * spread  # white on the darkest cells
         if not clear:  # the repeats overlap: no winner can be claimed in this cell
             ax.add_patch(
-                plt.Rectangle(
+                Rectangle(
                     (col - 0.5, row - 0.5),
                     1,
                     1,
@@ -95,7 +101,7 @@ def _label_cells(ax, values, apart, spread: float) -> None:
         )
 
 
-def ranges_apart(table, metric: str, versions: tuple[str, str]):
+def ranges_apart(table: pd.DataFrame, metric: str, versions: tuple[str, str]) -> pd.DataFrame:
     """True where every repeat of one version beat every repeat of the other, as a
     (corpus size x vocab size) table like :func:`ratio_grid`'s."""
     ranges = repeat_ranges(table, metric)
@@ -113,7 +119,7 @@ def ranges_apart(table, metric: str, versions: tuple[str, str]):
     return apart.droplevel("size_bytes").sort_index(axis=1)
 
 
-def describe_crossover(result: dict, slow: str, fast: str) -> str:
+def describe_crossover(result: Crossover, slow: str, fast: str) -> str:
     """One sentence for :func:`clear_crossover`'s result, naming the versions."""
     s, f = version_label(slow), version_label(fast)
     if result["crossover"] is not None:
@@ -137,18 +143,17 @@ def describe_crossover(result: dict, slow: str, fast: str) -> str:
 
 
 def plot_crossover(
-    table,
+    table: pd.DataFrame,
     metric: str = "merge_s",
     versions: tuple[str, ...] = ("v4", "v5"),
     metrics: tuple[str, ...] | None = None,
     log: bool = False,
-):
+) -> Figure:
     """Time against vocab size: one panel per corpus size (and per metric, side by side, when
     ``metrics`` is given): the median of the repeats as a line, their min-max as a band. With
     two versions, a crossover is marked only where the repeats say so (:func:`clear_crossover`).
     ``log``: time on a log scale (versions that differ by orders of magnitude).
     """
-
     metrics = metrics or (metric,)
     ok = table[(table["status"] == "ok") & table["version"].isin(versions)]
     sizes = sorted(ok["size_bytes"].unique())
@@ -180,7 +185,7 @@ def plot_crossover(
     return fig
 
 
-def _draw_curves(ax, part, versions: tuple[str, ...]) -> None:
+def _draw_curves(ax: Axes, part: pd.DataFrame, versions: tuple[str, ...]) -> None:
     """Each version's median over vocab sizes as a line, its repeats' min-max as a band."""
     for version in versions:
         curve = part[part["version"] == version].sort_values("vocab_size")
@@ -201,7 +206,7 @@ def _draw_curves(ax, part, versions: tuple[str, ...]) -> None:
         )
 
 
-def _mark_crossover(ax, part, versions: tuple[str, ...]) -> None:
+def _mark_crossover(ax: Axes, part: pd.DataFrame, versions: tuple[str, ...]) -> None:
     """A dashed line where the repeats say two versions cross (:func:`clear_crossover`)."""
     found = clear_crossover(part, *versions)
     if found["crossover"] is not None:
@@ -215,7 +220,7 @@ def _mark_crossover(ax, part, versions: tuple[str, ...]) -> None:
         )
 
 
-def _legend(fig, first, measured: bool, versions: int) -> None:
+def _legend(fig: Figure, first: Axes, measured: bool, versions: int) -> None:
     """Two versions: a legend in the first panel; many: below the panels, not over the data."""
     if measured and versions <= 2:
         first.legend()
