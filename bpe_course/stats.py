@@ -83,8 +83,8 @@ def bands(table: pd.DataFrame, metric: str = "cpu_s") -> pd.DataFrame:
 
 
 def crossover_vocab(vocab_sizes: Sequence[float], slow_minus_fast: Sequence[float]) -> float | None:
-    """Where ``slow_minus_fast`` (V5 time minus V4 time, by vocab size) first turns from >= 0 to < 0,
-    by linear interpolation between grid points; None when it never does."""
+    """Where ``slow_minus_fast`` (V5 time minus V4 time, by vocab size) first turns from >= 0 to
+    < 0, by linear interpolation between grid points; None when it never does."""
     points = list(zip(vocab_sizes, slow_minus_fast))
     for (v0, d0), (v1, d1) in zip(points, points[1:]):
         if d0 >= 0 > d1:

@@ -1,9 +1,9 @@
 """Reading a benchmark table the way notebook 13 does: ratios of runs made side by side, and what
 each change from V5 to the fast trainer bought.
 
-On a shared machine a burst of load can slow one run by half; the harness runs the versions in
-turn within each repeat, so the ratio of two versions *in the same repeat* is the number to trust,
-and its median over the repeats is what the course reports (with the spread).
+On a shared machine a burst of load can slow one run and spare the next; the harness runs the
+versions in turn within each repeat, so the ratio of two versions *in the same repeat* is the
+number to trust, and its median over the repeats is what the course reports (with the spread).
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """Time jobs several times, in turn, and summarise the runs as a median and a range.
 
 One run of a short job on a shared machine says little: the first run pays for cold caches and
-lazy imports, and a burst of load from elsewhere can slow any run by half. So every job runs once
-per round, in turn (a burst of load hits them alike), for ``warmup + repeats`` rounds, and only
-the last ``repeats`` are kept. The spread of the rounds is reported as the median with the minimum
-and maximum; the ratio of two jobs is taken *within a round*; and two jobs are ranked only where
-their ranges are apart (:func:`bpe_course.stats.ranges_apart`, the one definition every ranking
-in the course uses). Beside a notebook's own run goes the stored full-size result, with its range
-and the machine it came from: "what you should see" (:func:`expect`, :func:`stored_ratio_line`).
+lazy imports, and a burst of load from elsewhere can slow one run and spare the next. So every
+job runs once per round, in turn (a burst of load hits them alike), for ``warmup + repeats``
+rounds, and only the last ``repeats`` are kept. The spread of the rounds is reported as the
+median with the minimum and maximum; the ratio of two jobs is taken *within a round*; and two
+jobs are ranked only where their ranges are apart (:func:`bpe_course.stats.ranges_apart`, the
+one definition every ranking in the course uses). Beside a notebook's own run goes the stored
+full-size result, with its range and the machine it came from: "what you should see"
+(:func:`expect`, :func:`stored_ratio_line`).
 """
 
 from __future__ import annotations

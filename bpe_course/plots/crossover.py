@@ -55,13 +55,14 @@ def plot_ratio_heatmap(
     ax.set_yticks(range(len(ratio)), list(ratio.index))
     ax.set_xlabel("vocab size")
     ax.set_ylabel("corpus size")
-    bar = fig.colorbar(image, ax=ax, label=f"{versions[1].upper()} / {versions[0].upper()} time")
+    slow, fast = (version_label(v) for v in versions)
+    bar = fig.colorbar(image, ax=ax, label=f"{fast} / {slow} time")
     ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10) if np.exp(-spread) <= t <= np.exp(spread)]
     bar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
     bar.minorticks_off()
     ax.set_title(
-        f"{versions[1].upper()}/{versions[0].upper()} {METRIC_NAMES.get(metric, metric)} time "
-        f"(blue: {versions[1].upper()} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
+        f"{fast}/{slow} {METRIC_NAMES.get(metric, metric)} time "
+        f"(blue: {fast} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
         fontsize=style.SMALLEST,
     )
     fig.tight_layout()
@@ -120,7 +121,7 @@ def ranges_apart(table: pd.DataFrame, metric: str, versions: tuple[str, str]) ->
 
 
 def describe_crossover(result: Crossover, slow: str, fast: str) -> str:
-    """One sentence for :func:`clear_crossover`'s result, naming the versions."""
+    """One sentence for :func:`bpe_course.stats.clear_crossover`'s result, naming the versions."""
     s, f = version_label(slow), version_label(fast)
     if result["crossover"] is not None:
         return (
@@ -151,8 +152,9 @@ def plot_crossover(
 ) -> Figure:
     """Time against vocab size: one panel per corpus size (and per metric, side by side, when
     ``metrics`` is given): the median of the repeats as a line, their min-max as a band. With
-    two versions, a crossover is marked only where the repeats say so (:func:`clear_crossover`).
-    ``log``: time on a log scale (versions that differ by orders of magnitude).
+    two versions, a crossover is marked only where the repeats say so
+    (:func:`bpe_course.stats.clear_crossover`). ``log``: time on a log scale (versions that differ
+    by orders of magnitude).
     """
     metrics = metrics or (metric,)
     ok = table[(table["status"] == "ok") & table["version"].isin(versions)]
@@ -207,7 +209,8 @@ def _draw_curves(ax: Axes, part: pd.DataFrame, versions: tuple[str, ...]) -> Non
 
 
 def _mark_crossover(ax: Axes, part: pd.DataFrame, versions: tuple[str, ...]) -> None:
-    """A dashed line where the repeats say two versions cross (:func:`clear_crossover`)."""
+    """A dashed line where the repeats say two versions cross
+    (:func:`bpe_course.stats.clear_crossover`)."""
     found = clear_crossover(part, *versions)
     if found["crossover"] is not None:
         ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)

@@ -193,7 +193,7 @@ def _draw_scaling_panel(ax: Axes, ok: pd.DataFrame, name: str) -> None:
 def plot_phases(table: pd.DataFrame, size_bytes: int, vocab_size: int) -> Figure:
     """Where the time goes: each version's time split into pretokenization and merge loop, as
     shares of its total (medians), with the total's median and range written on each bar; a
-    share, so a 1 s version and an 85 s one are read alike."""
+    share, so a version that takes a second and one that takes minutes are read alike."""
     ok = table[
         (table["status"] == "ok")
         & (table["size_bytes"] == size_bytes)

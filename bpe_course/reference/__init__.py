@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from bpe_course.trainers import Trainer, register
 
-# Not course versions: designs the course measures itself against, exact like the versions. V0
-# stands below the ladder in figures; the post's designs after the course's, run by the ablation grid.
+# Not course versions: designs the course measures itself against, exact like the versions. In
+# figures V0 stands below the ladder, the post's designs after the course's; the ablation grid runs
+# the post's.
 REFERENCE_TRAINERS: dict[str, Trainer] = {
     t.name: t
     for t in [
