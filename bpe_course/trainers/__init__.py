@@ -58,6 +58,8 @@ class Entry:
 
 @dataclass(frozen=True)
 class Trainer(Entry):
+    """A trainer of the package: its entry, and where its merge loop and pretokenizer live."""
+
     module_name: str  # where its merge loop lives, imported when first asked for (see below)
     parallel: bool  # pretokenize on several processes
     loop: str = "merge_loop"  # the merge loop's name in the module
