@@ -10,7 +10,6 @@ import pandas as pd  # noqa: E402
 
 from bpe_course.bench.trace import merge_trace  # noqa: E402
 from bpe_course.plots import (  # noqa: E402
-    crossover_vocab,
     draw_all,
     plot_crossover,
     plot_per_merge,
@@ -19,6 +18,7 @@ from bpe_course.plots import (  # noqa: E402
     scaling_slopes,
     speedups,
 )
+from bpe_course.stats import crossover_vocab  # noqa: E402
 
 
 def test_crossover_interpolates_the_sign_change() -> None:
@@ -148,7 +148,8 @@ def repeated(times: dict[str, list[list[float]]], vocabs=(500, 1000, 2000, 4000)
 
 
 def test_a_crossover_needs_ranges_apart_on_both_sides() -> None:
-    from bpe_course.plots import clear_crossover, describe_crossover, repeat_ranges
+    from bpe_course.plots import describe_crossover
+    from bpe_course.stats import clear_crossover, repeat_ranges
 
     v4 = [[1.0, 1.1, 1.2], [2.0, 2.1, 2.2], [4.0, 4.1, 4.2], [8.0, 8.1, 8.2]]
     # V5 clearly slower at 500, clearly faster from 2000: a resolved crossover.

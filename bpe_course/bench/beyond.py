@@ -1,15 +1,18 @@
 """Reading a benchmark table the way notebook 13 does: ratios of runs made side by side, and what
 each change from V5 to the fast trainer bought.
 
-On a shared machine a burst of load can slow one run by half; the harness runs the versions in
-turn within each repeat, so the ratio of two versions *in the same repeat* is the number to trust,
-and its median over the repeats is what the course reports (with the spread).
+On a shared machine a burst of load can slow one run and spare the next; the harness runs the
+versions in turn within each repeat, so the ratio of two versions *in the same repeat* is the
+number to trust, and its median over the repeats is what the course reports (with the spread).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -78,7 +81,6 @@ def pretokenize_scaling(
 ) -> pd.DataFrame:
     """Seconds to count a file's words by pieces with each number of workers, in turn within each
     repeat, plus the CPU seconds of this process and its workers (load shows as wall > CPU / n)."""
-    import time
 
     rows = []
     for repeat in range(repeats):
@@ -93,9 +95,6 @@ def pretokenize_scaling(
 
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m bpe_course.bench.beyond FILE``: 1 worker against 2 on one file's pretokenization."""
-    import argparse
-    from pathlib import Path
-
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.bench.beyond",
         description="Time counting a file's words by pieces with 1 and with 2 workers, in turn "

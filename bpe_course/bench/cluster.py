@@ -32,12 +32,16 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpe_course.bench.machine import context
 from bpe_course.bench.worker import peak_rss_mb
+from bpe_course.corpora.datasets import generated_corpus, parse_size
 from bpe_course.counting import count_words
 from bpe_course.counting.cluster import TASK_BYTES, add_counts, map_reduce, plan_cluster_tasks
 from bpe_course.counting.plan import ByteRange, Task
 from bpe_course.counting.sources import resolve_sources
+from bpe_course.files import partial_path
 from bpe_course.pretokenize import END_OF_TEXT as EOT
+from bpe_course.trainers import get_trainer
 
 NOOP_TASKS = 200  # tasks that count zero bytes: the cost of a task itself, per task
 MERGE_VOCAB = 10_000
@@ -176,8 +180,6 @@ def _stop(processes: list[subprocess.Popen]) -> None:
 
 
 def _merges(counts: dict[bytes, int], vocab_size: int) -> dict:
-    from bpe_course.trainers import get_trainer
-
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -224,6 +226,8 @@ def path_ratios(table):
     """Dask's counting time over the pool's, per size: within each repeat (the two paths ran in
     turn), then the median, min and max over the repeats, and the overheads Dask measured (start
     excluded: ``count_s`` does not include it) that a run of that many tasks pays."""
+    # Not at the top: a measurement's own process (``--one``) imports this module, and its peak
+    # memory, the client's, is measured; pandas is not part of what it measures.
     import pandas as pd
 
     rows = []
@@ -288,11 +292,8 @@ def run_overhead(
     With ``repeats``, every (size, path) cell runs once per round, the paths in turn within each
     round, so the ratio of the two paths in one round compares runs made side by side.
     ``on_row`` sees the table so far after each run (``main`` keeps it in a partial file)."""
-    import pandas as pd
+    import pandas as pd  # not at the top: see path_ratios
     from tqdm.auto import tqdm
-
-    from bpe_course.bench.machine import context
-    from bpe_course.corpora.datasets import generated_corpus, parse_size
 
     rows = []
     cells = [(r, size, path) for r in range(repeats) for size in sizes for path in ("pool", "dask")]
@@ -351,8 +352,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print(json.dumps(measure(json.loads(args.one))))
         return 0
-    from bpe_course.files import partial_path
-
     # The runs so far go to a partial file of their own, kept if the grid stops, so an hour of
     # measurements is never lost; the CSV itself is replaced only by a whole grid.
     partial = partial_path(Path(args.csv)) if args.csv else None

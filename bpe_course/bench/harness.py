@@ -20,17 +20,21 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
+from bpe_course.bench import libraries
 from bpe_course.bench.grids import GRIDS, Grid
+from bpe_course.bench.libraries import merge_agreement
 from bpe_course.bench.machine import context
 from bpe_course.bench.tables import append_row, read_table
 from bpe_course.bench.worker import PARENT_VARIABLE
 from bpe_course.corpora.datasets import corpus_source, course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import END_OF_TEXT as EOT
+from bpe_course.trainers import ALL_TRAINERS, LIBRARIES
 
 KEY = ["corpus", "size_bytes", "vocab_size", "version", "repeat"]
 
@@ -232,21 +236,18 @@ class MergeCheck:
 
 def check_versions(versions: tuple[str, ...]) -> None:
     """Every version is the course's, an installed library, or an importable ``module:function``."""
-    from bpe_course.bench import libraries
-    from bpe_course.trainers import ALL_TRAINERS
-
     for version in versions:
         if version in ALL_TRAINERS:
             continue
-        if version in libraries.LIBRARIES:
+        if version in LIBRARIES:
             if not libraries.library_available(version):
                 raise BPEInputError(
-                    f"{libraries.LIBRARIES[version]} is not installed; pip install -e '.[bench]'"
+                    f"{LIBRARIES[version].title} is not installed; pip install -e '.[bench]'"
                 )
         elif ":" in version:
             libraries.load_trainer(version)
         else:
-            known = ", ".join([*ALL_TRAINERS, *libraries.LIBRARIES])
+            known = ", ".join([*ALL_TRAINERS, *LIBRARIES])
             raise BPEInputError(
                 f"unknown version {version!r}; choose one of: {known}, or module:function"
             )
@@ -254,8 +255,6 @@ def check_versions(versions: tuple[str, ...]) -> None:
 
 def course_merges(path: Path, vocab_size: int) -> list[tuple[bytes, bytes]]:
     """The course's merges for one cell (every course version learns these), for comparisons."""
-    import warnings
-
     from bpe_course.api import train_bpe
 
     with warnings.catch_warnings():
@@ -265,8 +264,6 @@ def course_merges(path: Path, vocab_size: int) -> list[tuple[bytes, bytes]]:
 
 def compare_outside(merges_hex: list, ours: list[tuple[bytes, bytes]]) -> dict:
     """Columns saying how merges from outside the course compare with the course's."""
-    from bpe_course.bench.libraries import merge_agreement
-
     theirs = [(bytes.fromhex(left), bytes.fromhex(right)) for left, right in merges_hex]
     agreement = merge_agreement(ours, theirs)
     return {

@@ -22,18 +22,18 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+from tqdm.auto import tqdm
 
 from bpe_course.bench.harness import run_worker
 from bpe_course.bench.machine import context
-from bpe_course.bench.repeat import below
 from bpe_course.bench.tables import append_row, read_table
 from bpe_course.corpora.datasets import course_corpus, parse_size, size_label
 from bpe_course.counting import count_words
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import data_dir
-from bpe_course.plots.crossover import crossover_vocab
 from bpe_course.pretokenize import END_OF_TEXT
-from bpe_course.reference.ladder import RUNGS
+from bpe_course.reference.ladder import MAIN_V5, RUNGS, corpora
+from bpe_course.stats import below, crossover_vocab
 
 # Where the time is read off a traced run: every 50 up to 3,000 (where the crossovers are), then
 # every 250 up to 10,000.
@@ -110,8 +110,6 @@ def sweep(
     """Run every planned run not yet in ``csv_path``; stop if two rungs' merges ever differ.
     ``v5_vocab``, ``v4_vocab``: how far the rungs of each kind are traced; ``checks``: the
     untraced runs, ``(rung, vocab size)``."""
-    from tqdm.auto import tqdm
-
     done, hashes = finished_runs(csv_path), {}
     runs = [
         r
@@ -199,14 +197,6 @@ def point_row(run: dict, point: dict, answer: dict, load: float, machine: dict) 
 # --- Reading the table ---------------------------------------------------------------------------
 
 
-def bands(table: pd.DataFrame, metric: str = "cpu_s") -> pd.DataFrame:
-    """Per corpus, rung and vocab size: the min, median and max time over the repeats (traced)."""
-    traced = table[table["traced"]]
-    grouped = traced.groupby(["shape", "size", "rung", "kind", "vocab_size"])[metric]
-    out = grouped.agg(["min", "median", "max", "count"]).reset_index()
-    return out
-
-
 def crossover(
     table: pd.DataFrame, shape: str, size: str, v5: str, v4: str, metric: str = "cpu_s"
 ) -> dict:
@@ -272,9 +262,7 @@ def ladder_table(
 ) -> pd.DataFrame:
     """Rows: the V5 rungs; columns: corpus and V4 rung; cells: :func:`describe_crossover`."""
     rows = {}
-    corpora = sorted(
-        set(zip(table["shape"], table["size"])), key=lambda c: (c[0], parse_size(c[1]))
-    )
+    pairs = sorted(set(zip(table["shape"], table["size"])), key=lambda c: (c[0], parse_size(c[1])))
     for name, rung in RUNGS.items():
         if rung.kind != "v5" or name not in set(table["rung"]):
             continue
@@ -282,10 +270,53 @@ def ladder_table(
             (f"{shape} {size}", f"vs {v4}"): describe_crossover(
                 crossover(table, shape, size, name, v4, metric)
             )
-            for shape, size in corpora
+            for shape, size in pairs
             for v4 in v4_rungs
         }
     return pd.DataFrame(rows).T
+
+
+def step_ratio(table, rung: str, vocab_size: int, metric: str = "cpu_s", base: str | None = None):
+    """Base time / rung time at ``vocab_size``, per corpus: (median, min, max) over repeat pairs.
+    ``base`` defaults to the rung's own base; a partial ladder passes the last rung it measured."""
+    base = base or RUNGS[rung].base
+    at = table[table["traced"] & (table["vocab_size"] == vocab_size)]
+    times = at.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
+    if base not in times or rung not in times:
+        return {}
+    ratio = (times[base] / times[rung]).dropna()
+    return {
+        corpus: (part.median(), part.min(), part.max())
+        for corpus, part in ratio.groupby(level=["shape", "size"])
+    }
+
+
+def findings(table: pd.DataFrame, vocab_size: int = 1000, metric: str = "cpu_s") -> list[str]:
+    """What the ladder shows, corpus by corpus, as sentences computed from the table: the post's
+    crossover, then each step of the main V5 ladder (its speed-up at ``vocab_size`` and where it
+    leaves the crossover with the post's V4), then the course's pair."""
+    lines = []
+    for shape, size in corpora(table):
+        here = table[(table["shape"] == shape) & (table["size"] == size)]
+        lines.append(f"{shape} {size}:")
+        first = crossover(here, shape, size, "p5", "p4", metric)
+        lines.append(f"  the post's V5 against the post's V4: {describe_crossover(first)}")
+        # A partial ladder (the notebook's live run) skips rungs: compare each measured rung with
+        # the last measured one and say so, rather than dropping the rung from the findings.
+        measured = [rung for rung in MAIN_V5 if rung in set(here["rung"])]
+        for before, rung in zip(measured, measured[1:]):
+            ratio = step_ratio(here, rung, vocab_size, metric, base=before).get((shape, size))
+            if ratio is None:
+                continue
+            what = "the step before" if before == RUNGS[rung].base else f"{before} (steps skipped)"
+            where = describe_crossover(crossover(here, shape, size, rung, "p4", metric))
+            lines.append(
+                f"  + {RUNGS[rung].change}: runs {ratio[0]:.2f}x as fast ({ratio[1]:.2f}-{ratio[2]:.2f}) "
+                f"as {what} at vocab {vocab_size:,}; against the post's V4: {where}"
+            )
+        ours = describe_crossover(crossover(here, shape, size, "v5", "top4", metric))
+        lines.append(f"  the course's V5 against the course's V4 (top4): {ours}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -326,48 +357,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-def step_ratio(table, rung: str, vocab_size: int, metric: str = "cpu_s", base: str | None = None):
-    """Base time / rung time at ``vocab_size``, per corpus: (median, min, max) over repeat pairs.
-    ``base`` defaults to the rung's own base; a partial ladder passes the last rung it measured."""
-    base = base or RUNGS[rung].base
-    at = table[table["traced"] & (table["vocab_size"] == vocab_size)]
-    times = at.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
-    if base not in times or rung not in times:
-        return {}
-    ratio = (times[base] / times[rung]).dropna()
-    return {
-        corpus: (part.median(), part.min(), part.max())
-        for corpus, part in ratio.groupby(level=["shape", "size"])
-    }
-
-
-def findings(table: pd.DataFrame, vocab_size: int = 1000, metric: str = "cpu_s") -> list[str]:
-    """What the ladder shows, corpus by corpus, as sentences computed from the table: the post's
-    crossover, then each step of the main V5 ladder (its speed-up at ``vocab_size`` and where it
-    leaves the crossover with the post's V4), then the course's pair."""
-    from bpe_course.plots.ladder import MAIN_V5, corpora
-
-    lines = []
-    for shape, size in corpora(table):
-        here = table[(table["shape"] == shape) & (table["size"] == size)]
-        lines.append(f"{shape} {size}:")
-        first = crossover(here, shape, size, "p5", "p4", metric)
-        lines.append(f"  the post's V5 against the post's V4: {describe_crossover(first)}")
-        # A partial ladder (the notebook's live run) skips rungs: compare each measured rung with
-        # the last measured one and say so, rather than dropping the rung from the findings.
-        measured = [rung for rung in MAIN_V5 if rung in set(here["rung"])]
-        for before, rung in zip(measured, measured[1:]):
-            ratio = step_ratio(here, rung, vocab_size, metric, base=before).get((shape, size))
-            if ratio is None:
-                continue
-            what = "the step before" if before == RUNGS[rung].base else f"{before} (steps skipped)"
-            where = describe_crossover(crossover(here, shape, size, rung, "p4", metric))
-            lines.append(
-                f"  + {RUNGS[rung].change}: runs {ratio[0]:.2f}x as fast ({ratio[1]:.2f}-{ratio[2]:.2f}) "
-                f"as {what} at vocab {vocab_size:,}; against the post's V4: {where}"
-            )
-        ours = describe_crossover(crossover(here, shape, size, "v5", "top4", metric))
-        lines.append(f"  the course's V5 against the course's V4 (top4): {ours}")
-    return lines

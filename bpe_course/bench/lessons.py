@@ -16,6 +16,9 @@ With ``--csv``, rows of lessons not measured this time are kept from the file.
 
 from __future__ import annotations
 
+import argparse
+import shlex
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,8 +26,10 @@ from pathlib import Path
 import pandas as pd
 
 from bpe_course.bench.repeat import kept_rounds, machine_note, time_in_turn
+from bpe_course.corpora.datasets import corpus_source, course_corpus
 from bpe_course.counting import count_words
 from bpe_course.files import replaced_whole
+from bpe_course.paths import notebooks_dir
 from bpe_course.pretokenize import END_OF_TEXT
 from bpe_course.trainers import get_trainer
 
@@ -106,16 +111,12 @@ def side_by_side(
 
 def stored_lesson(name: str) -> pd.DataFrame:
     """The rows of ``notebooks/results/lessons.csv`` for one lesson (see ``FULL``)."""
-    from bpe_course.paths import notebooks_dir
-
     table = pd.read_csv(notebooks_dir() / "results" / "lessons.csv")
     return table[table["lesson"] == name]
 
 
 def measure(name: str, repeats: int = 3) -> pd.DataFrame:
     """One lesson of ``FULL`` at its full size, with where it was measured."""
-    from bpe_course.corpora.datasets import corpus_source, course_corpus
-
     size, vocab_sizes, versions = FULL[name]
     word_counts = count_words(course_corpus(size), SPECIALS)
     if name == "v1_by_vocab":
@@ -129,10 +130,6 @@ def measure(name: str, repeats: int = 3) -> pd.DataFrame:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    import argparse
-    import shlex
-    import sys
-
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.bench.lessons",
         description="Time the lessons of notebooks 05, 06 and 08 at full size, with repeats.",

@@ -25,16 +25,16 @@ from pathlib import Path
 from bpe_course.errors import BPEInputError
 from bpe_course.formats import text_to_token
 from bpe_course.pretokenize import END_OF_TEXT, GPT2_PATTERN
+from bpe_course.trainers import LIBRARIES
 from bpe_course.trainers.common import Merges
 
-LIBRARIES = {"hf": "Hugging Face tokenizers", "rustbpe": "rustbpe"}
-_PACKAGES = {"hf": "tokenizers", "rustbpe": "rustbpe"}
 _BLOCK_CHARS = 1 << 20
 
 
 def library_available(name: str) -> bool:
-    """Whether the library behind benchmark version ``name`` can be imported here."""
-    return importlib.util.find_spec(_PACKAGES[name]) is not None
+    """Whether the library behind benchmark version ``name`` (its registry entry, in
+    :data:`bpe_course.trainers.LIBRARIES`, names its package) can be imported here."""
+    return importlib.util.find_spec(LIBRARIES[name].package) is not None
 
 
 def set_threads(threads: int) -> None:

@@ -21,8 +21,11 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
+
 from bpe_course.bench.harness import kill_group
 from bpe_course.bench.worker import PARENT_VARIABLE
+from bpe_course.corpora.datasets import resolve_corpus
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import END_OF_TEXT
 
@@ -111,10 +114,6 @@ def summarize(samples) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import pandas as pd
-
-    from bpe_course.corpora.datasets import resolve_corpus
-
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.bench.memory", description=__doc__.split("\n")[0]
     )

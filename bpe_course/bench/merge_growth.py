@@ -19,16 +19,16 @@ import time
 import warnings
 from pathlib import Path
 
+import pandas as pd
+
+from bpe_course.corpora.datasets import resolve_corpus
 from bpe_course.counting import count_words
 from bpe_course.pretokenize import END_OF_TEXT
+from bpe_course.trainers import fast
 
 
 def per_merge_costs(word_counts: dict[bytes, int], vocab_size: int, bucket: int = 500):
     """The bucketed table described in the module docstring, for words already counted."""
-    import pandas as pd
-
-    from bpe_course.trainers import fast
-
     rows: list[tuple[int, float, int, int]] = []
     clock = [time.process_time()]
 
@@ -53,7 +53,6 @@ def per_merge_costs(word_counts: dict[bytes, int], vocab_size: int, bucket: int 
 
 
 def main(argv: list[str] | None = None) -> None:
-    from bpe_course.corpora.datasets import resolve_corpus
 
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.bench.merge_growth", description=__doc__.split("\n")[0]

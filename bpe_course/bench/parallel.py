@@ -18,15 +18,19 @@ the CPU costs, the time with k workers on k free cores is predicted as
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing
 import pickle
+import shlex
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.repeat import kept_rounds, machine_note, time_in_turn
+from bpe_course.bench.repeat import Spread, kept_rounds, machine_note, spreads, time_in_turn
+from bpe_course.corpora.datasets import corpus_source, course_corpus
 from bpe_course.counting import count_words
 from bpe_course.counting.counters import PatternCounter
 from bpe_course.counting.plan import TASKS_PER_WORKER, plan_tasks
@@ -124,8 +128,6 @@ def predicted_seconds(costs: Mapping[str, float], workers: int) -> float:
 
 def measure(size: str, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
     """Both tables for one course corpus size, as one tidy table with where it was measured."""
-    from bpe_course.corpora.datasets import corpus_source, course_corpus
-
     path = course_corpus(size)
     runs = end_to_end(path, repeats, warmup)
     runs["job"] = runs["job"].map(lambda n: f"{n} worker" + ("s" if n > 1 else ""))
@@ -137,10 +139,6 @@ def measure(size: str, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    import argparse
-    import shlex
-    import sys
-
     parser = argparse.ArgumentParser(
         prog="python -m bpe_course.bench.parallel",
         description="Time pretokenization with 1 and 2 workers, and each cost of the second.",
@@ -170,8 +168,6 @@ def read_costs(table: pd.DataFrame, cores: Sequence[int] = (2, 4, 8)) -> list[st
     and the speed-up the model predicts on more free cores, with its ceiling (the parent's share
     alone). The model uses CPU seconds: what the work costs on a free core, whatever else the
     machine was doing; on free cores, wall time comes close to it."""
-    from bpe_course.bench.repeat import Spread, spreads
-
     parts = table[table["job"].isin(COSTS)]
     wall, cpu = spreads(parts), spreads(parts, value="cpu_s")
     runs = spreads(table[table["job"].isin(["1 worker", "2 workers"])])

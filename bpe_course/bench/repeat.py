@@ -1,13 +1,14 @@
 """Time jobs several times, in turn, and summarise the runs as a median and a range.
 
 One run of a short job on a shared machine says little: the first run pays for cold caches and
-lazy imports, and a burst of load from elsewhere can slow any run by half. So every job runs once
-per round, in turn (a burst of load hits them alike), for ``warmup + repeats`` rounds, and only
-the last ``repeats`` are kept. The spread of the rounds is reported as the median with the minimum
-and maximum; the ratio of two jobs is taken *within a round*; and two jobs are ranked only where
-their ranges are apart (:func:`ranges_apart`, the one definition every ranking in the course
-uses). Beside a notebook's own run goes the stored full-size result, with its range and the
-machine it came from: "what you should see" (:func:`expect`, :func:`stored_ratio_line`).
+lazy imports, and a burst of load from elsewhere can slow one run and spare the next. So every
+job runs once per round, in turn (a burst of load hits them alike), for ``warmup + repeats``
+rounds, and only the last ``repeats`` are kept. The spread of the rounds is reported as the
+median with the minimum and maximum; the ratio of two jobs is taken *within a round*; and two
+jobs are ranked only where their ranges are apart (:func:`bpe_course.stats.ranges_apart`, the
+one definition every ranking in the course uses). Beside a notebook's own run goes the stored
+full-size result, with its range and the machine it came from: "what you should see"
+(:func:`expect`, :func:`stored_ratio_line`).
 """
 
 from __future__ import annotations
@@ -22,32 +23,10 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from bpe_course.bench.beyond import paired_ratios
+from bpe_course.stats import ranges_apart, ranked
+
 T = TypeVar("T")
-
-
-def below(high: Any, low: Any) -> Any:
-    """True where a whole range (its ``high``) lies under another's ``low``: every run of the
-    first took less than every run of the second. Scalars or pandas/numpy arrays, elementwise."""
-    return high < low
-
-
-def ranges_apart(low_a: Any, high_a: Any, low_b: Any, high_b: Any) -> Any:
-    """True where the ranges ``[low_a, high_a]`` and ``[low_b, high_b]`` do not overlap: only
-    there does one clearly beat the other. Scalars or pandas/numpy arrays, elementwise."""
-    return below(high_a, low_b) | below(high_b, low_a)
-
-
-def ranked(ranges: pd.DataFrame, sign: str = " < ", label: Callable[[Any], str] = str) -> str:
-    """``ranges`` (columns ``min`` and ``max``) in its own order, best first, joined by ``sign``
-    where two neighbours' ranges are apart and by ``≈`` where they overlap (not ranked)."""
-    names = list(ranges.index)
-    if not names:
-        return ""
-    text = label(names[0])
-    for a, b in zip(names, names[1:]):
-        lo_a, hi_a, lo_b, hi_b = (ranges.loc[n, c] for n in (a, b) for c in ("min", "max"))
-        text += (sign if ranges_apart(lo_a, hi_a, lo_b, hi_b) else " ≈ ") + label(b)
-    return text
 
 
 @dataclass(frozen=True)
@@ -234,8 +213,6 @@ def stored_ratio_line(
     repeat): ``version`` / ``reference`` per repeat, median and range, with the machine and date.
     ``where`` picks the cells (``{"size": "1MB", "vocab_size": 3000}``); several cells give one
     line each. Says so when the table has no such runs, or fewer than 3 repeats."""
-    from bpe_course.bench.beyond import paired_ratios
-
     rows = table
     for column, wanted in (where or {}).items():
         rows = rows[rows[column] == wanted]

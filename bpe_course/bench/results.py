@@ -19,6 +19,7 @@ import pandas as pd
 
 from bpe_course.bench.tables import read_table
 from bpe_course.errors import BPEInputError
+from bpe_course.paths import build_dir, notebooks_dir
 
 CELL = ["corpus", "size_bytes", "vocab_size", "version"]
 NEEDED = {"corpus", "size_bytes", "size", "vocab_size", "version", "status", "merge_s", "total_s"}
@@ -77,8 +78,6 @@ def grid_of_file(path: Path) -> str:
 def stored_result_files() -> list[Path]:
     """The grids shipped with the course (``notebooks/results``) and the reader's own runs
     (``build/bench``): every CSV there that is a benchmark table (traces and others are not)."""
-    from bpe_course.paths import build_dir, notebooks_dir
-
     found = []
     for folder in (notebooks_dir() / "results", build_dir() / "bench"):
         for path in sorted(folder.glob("*.csv")):

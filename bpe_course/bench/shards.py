@@ -143,8 +143,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.what == "costs":
         measure_costs(results, tuple(args.sizes))
         return
-    # Each size on both shapes before the next size; V5 on 500 MB (its pattern alone takes minutes
-    # there) at the smallest vocab only, last.
+    # Each size on both shapes before the next size; V5 on 500 MB at the smallest vocab only, last
+    # (its pattern, the same at every vocab size, is what its time there is made of).
     vocabs = tuple(args.vocab_sizes)
     for size in sorted(args.sizes, key=parse_size):
         big = parse_size(size) > parse_size("100MB")

@@ -11,6 +11,7 @@ import pandas as pd
 
 from bpe_course.errors import BPEInputError
 from bpe_course.files import replaced_whole
+from bpe_course.paths import notebooks_dir
 
 
 def append_row(csv_path: Path, row: dict) -> None:
@@ -57,8 +58,6 @@ def read_table(csv_path: Path, **options) -> pd.DataFrame:
 def stored_results(name: str) -> pd.DataFrame:
     """A benchmark table shipped with the course (``notebooks/results/<name>.csv``), measured by its
     authors with this harness, so quick mode can show the full grid without rerunning it."""
-    from bpe_course.paths import notebooks_dir
-
     path = notebooks_dir() / "results" / f"{name}.csv"
     if not path.exists():
         raise BPEInputError(f"no stored results {path}; run `bpe-course bench` to measure them")

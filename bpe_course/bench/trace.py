@@ -13,6 +13,7 @@ import pandas as pd
 
 from bpe_course.counting import count_words
 from bpe_course.pretokenize import END_OF_TEXT as EOT
+from bpe_course.trainers import get_trainer
 
 
 def merge_trace(
@@ -28,7 +29,6 @@ def merge_trace(
     ``count`` and, for V5, ``heap_size`` and ``live_pairs``. Runs in this process: it explains
     costs, it is not a benchmark cell.
     """
-    from bpe_course.trainers import get_trainer
 
     word_counts = count_words(corpus, special_tokens)
     rows = []

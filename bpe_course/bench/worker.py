@@ -16,7 +16,7 @@ import time
 import warnings
 
 from bpe_course.pool import exit_with_parent
-from bpe_course.trainers import ALL_TRAINERS, get_trainer
+from bpe_course.trainers import ALL_TRAINERS, LIBRARIES, get_trainer
 
 
 def peak_rss_mb() -> float:
@@ -74,9 +74,11 @@ def run(spec: dict) -> dict:
     version = spec["version"]
     if version in ALL_TRAINERS:
         return _run_course_version(spec)
+    # Not at the top: a course version's run, most of them, loads no more than its trainer, so
+    # its start and its peak memory are the trainer's own.
     from bpe_course.bench import libraries
 
-    if version in libraries.LIBRARIES:
+    if version in LIBRARIES:
         libraries.set_threads(spec["workers"])  # before the library starts its thread pool
         train = {"hf": libraries.train_hf, "rustbpe": libraries.train_rustbpe}[version]
     else:

@@ -4,32 +4,33 @@ what each change from V5 bought (a waterfall), and memory over time."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Hashable, Sequence
+from typing import cast
 
-from bpe_course.plots import METRIC_NAMES, describe, style, version_color, version_label
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-# Course versions in course order, then the posts' designs, then the libraries.
-ORDER = ("v0", "v1", "v2", "v3", "v4", "v5", "fastmax", "sites", "fast", "shards")
-ORDER += ("post_v4", "post_v5", "post_v5_nogc", "hf", "rustbpe")
+from bpe_course.plots import style
+from bpe_course.plots.common import METRIC_NAMES, describe, version_color, version_label
+from bpe_course.trainers import in_order
 
 
-def ordered(versions) -> list[str]:
-    """Versions in :data:`ORDER`, then readers' trainers by name."""
-    return sorted(versions, key=lambda v: (ORDER.index(v) if v in ORDER else len(ORDER), v))
-
-
-def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
+def plot_side_by_side(
+    table: pd.DataFrame, metric: str = "total_s", log: bool | None = None
+) -> Figure:
     """Median time per version, one panel per (corpus, size, vocab) cell, one horizontal bar per
     version with the range of the repeats as a line and its median written beside it. ``log``: a
     logarithmic time axis; by default when the slowest median is over 20 times the fastest (a
     linear axis would flatten the fast versions into the floor)."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-
     ok = table[table["status"] == "ok"]
     cells = ["corpus", "size_bytes", "size", "vocab_size", "version"]
     stats = ok.groupby(cells)[metric].agg(["median", "min", "max"]).unstack("version")
     medians = stats["median"]
-    versions = ordered(medians.columns)
+    versions = in_order(medians.columns)
     if log is None:
         log = bool(np.nanmax(medians.to_numpy()) > 20 * np.nanmin(medians.to_numpy()))
     # Rows of at most three panels, each wide enough for its bars and the medians written beside.
@@ -49,8 +50,6 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
     axes[0][0].invert_yaxis()  # the first version on top
     low, high = np.nanmin(stats["min"].to_numpy()), np.nanmax(stats["max"].to_numpy())
     if log:  # one axis for all panels, ticks as plain numbers (1, 3, 10, 30), room for the text
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
         ax = axes[0][0]
         ax.set_xscale("log")
         ax.set_xlim(low / 1.5, high * 8)
@@ -65,36 +64,38 @@ def plot_side_by_side(table, metric: str = "total_s", log: bool | None = None):
     return fig
 
 
-def _side_by_side_panel(ax, middle, stats, cell, versions, y) -> None:
+def _side_by_side_panel(
+    ax: Axes,
+    middle: pd.Series,
+    stats: pd.DataFrame,
+    cell: Hashable,
+    versions: Sequence[str],
+    y: np.ndarray,
+) -> None:
     """One cell of :func:`plot_side_by_side`: its bars, their ranges, their medians written."""
-    import numpy as np
-
     low = np.array([stats["min"][v][cell] for v in versions])
     high = np.array([stats["max"][v][cell] for v in versions])
-    middle = middle.to_numpy(dtype=float)
+    medians = middle.to_numpy(dtype=float)
     ax.barh(
-        y, middle, 0.7, color=[version_color(v) for v in versions],
-        xerr=np.vstack([middle - low, high - middle]), error_kw={"elinewidth": 1, "capsize": 2},
+        y, medians, 0.7, color=[version_color(v) for v in versions],
+        xerr=np.vstack([medians - low, high - medians]), error_kw={"elinewidth": 1, "capsize": 2},
     )  # fmt: skip
-    for where, (value, top) in enumerate(zip(middle, high)):
+    for where, (value, top) in enumerate(zip(medians, high)):
         if np.isnan(value):  # at the panel's left edge, whatever the scale
             ax.annotate("not run", (0.02, where), xycoords=("axes fraction", "data"), va="center",
                         color="0.4", fontsize=style.SMALLEST)  # fmt: skip
         else:
             ax.annotate(f"{value:.3g} s", (top, where), va="center", xytext=(3, 0),
                         textcoords="offset points", fontsize=style.SMALLEST)  # fmt: skip
-    corpus, _, size, vocab = cell
+    corpus, _, size, vocab = cast(tuple[str, int, str, int], cell)  # the index's four levels
     ax.set_title(f"{corpus} {size}, vocab {vocab:,}")
     ax.xaxis.grid(True, alpha=0.3)
 
 
-def plot_waterfall(steps, title: str = ""):
+def plot_waterfall(steps: pd.DataFrame, title: str = "") -> Figure:
     """What each change bought, from ``steps`` (columns ``step``, ``seconds``, ``saved``,
     ``saved_low``, ``saved_high``, as
     :func:`bpe_course.bench.beyond.what_each_change_bought` returns)."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-
     fig, ax = plt.subplots(figsize=(8.0, 3.8))
     seconds, saved = steps["seconds"].to_numpy(), steps["saved"].to_numpy()
     x = np.arange(len(steps))
@@ -135,11 +136,9 @@ def plot_waterfall(steps, title: str = ""):
     return fig
 
 
-def plot_memory(samples, title: str = ""):
+def plot_memory(samples: pd.DataFrame, title: str = "") -> Figure:
     """Resident memory of all processes of a run over time (``seconds``, ``rss_mb``,
     ``processes``, as :mod:`bpe_course.bench.memory` writes)."""
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(7.0, 3.2))
     ax.plot(samples["seconds"], samples["rss_mb"], lw=1.2, color=version_color("fast"))
     ax.set_xlabel("seconds since start")

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-from bpe_course.plots import (
-    METRIC_NAMES,
-    describe,
-    median_times,
-    style,
-    version_color,
-    version_label,
-)
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from bpe_course.plots import style
+from bpe_course.plots.common import METRIC_NAMES, describe, version_color, version_label
+from bpe_course.stats import Crossover, clear_crossover, median_times, repeat_ranges
+from bpe_course.stats import ranges_apart as apart_where
 
 
-def crossover_vocab(vocab_sizes, slow_minus_fast) -> float | None:
-    """Where ``slow_minus_fast`` (V5 time minus V4 time, by vocab size) first turns from >= 0 to < 0,
-    by linear interpolation between grid points; None when it never does."""
-    points = list(zip(vocab_sizes, slow_minus_fast))
-    for (v0, d0), (v1, d1) in zip(points, points[1:]):
-        if d0 >= 0 > d1:
-            return v0 + (v1 - v0) * d0 / (d0 - d1)
-    return None
-
-
-def ratio_grid(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
+def ratio_grid(
+    table: pd.DataFrame, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")
+) -> pd.DataFrame:
     """Median ``versions[1]`` time / ``versions[0]`` time, as a (corpus size x vocab size) table."""
     medians = median_times(table, metric)
     wide = medians.pivot_table(index=["size_bytes", "size"], columns=["vocab_size", "version"])[
@@ -34,14 +30,12 @@ def ratio_grid(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4"
     return ratio.droplevel("size_bytes").sort_index(axis=1)
 
 
-def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")):
+def plot_ratio_heatmap(
+    table: pd.DataFrame, metric: str = "merge_s", versions: tuple[str, str] = ("v4", "v5")
+) -> Figure:
     """Heat map of the time ratio over vocab size x corpus size. Cells where the repeats of the
     two versions overlap are hatched and their ratio marked ``≈``: no winner is claimed there (no
     "ratio 1" line is drawn through them)."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.colors import LogNorm
-
     ratio = ratio_grid(table, metric, versions)
     values = ratio.to_numpy(dtype=float)
     spread = max(2.0, float(np.nanmax(np.abs(np.log(values)))) if values.size else 2.0)
@@ -61,24 +55,22 @@ def plot_ratio_heatmap(table, metric: str = "merge_s", versions: tuple[str, str]
     ax.set_yticks(range(len(ratio)), list(ratio.index))
     ax.set_xlabel("vocab size")
     ax.set_ylabel("corpus size")
-    bar = fig.colorbar(image, ax=ax, label=f"{versions[1].upper()} / {versions[0].upper()} time")
+    slow, fast = (version_label(v) for v in versions)
+    bar = fig.colorbar(image, ax=ax, label=f"{fast} / {slow} time")
     ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10) if np.exp(-spread) <= t <= np.exp(spread)]
     bar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
     bar.minorticks_off()
     ax.set_title(
-        f"{versions[1].upper()}/{versions[0].upper()} {METRIC_NAMES.get(metric, metric)} time "
-        f"(blue: {versions[1].upper()} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
+        f"{fast}/{slow} {METRIC_NAMES.get(metric, metric)} time "
+        f"(blue: {fast} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
         fontsize=style.SMALLEST,
     )
     fig.tight_layout()
     return fig
 
 
-def _label_cells(ax, values, apart, spread: float) -> None:
+def _label_cells(ax: Axes, values: np.ndarray, apart: pd.DataFrame, spread: float) -> None:
     """Each cell's ratio; a cell whose repeats overlap is hatched and its ratio marked ``≈``."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-
     for (row, col), value in np.ndenumerate(values):
         if not np.isfinite(value):
             continue
@@ -88,7 +80,7 @@ def _label_cells(ax, values, apart, spread: float) -> None:
         dark = abs(np.log(value)) > 0.6 * spread  # white on the darkest cells
         if not clear:  # the repeats overlap: no winner can be claimed in this cell
             ax.add_patch(
-                plt.Rectangle(
+                Rectangle(
                     (col - 0.5, row - 0.5),
                     1,
                     1,
@@ -110,14 +102,12 @@ def _label_cells(ax, values, apart, spread: float) -> None:
         )
 
 
-def ranges_apart(table, metric: str, versions: tuple[str, str]):
+def ranges_apart(table: pd.DataFrame, metric: str, versions: tuple[str, str]) -> pd.DataFrame:
     """True where every repeat of one version beat every repeat of the other, as a
     (corpus size x vocab size) table like :func:`ratio_grid`'s."""
     ranges = repeat_ranges(table, metric)
     wide = ranges.pivot_table(index=["size_bytes", "size"], columns=["vocab_size", "version"])
     low, high = wide["min"], wide["max"]
-    from bpe_course.bench.repeat import ranges_apart as apart_where
-
     low_a, high_a, low_b, high_b = (
         side.xs(v, axis=1, level="version") for v in versions for side in (low, high)
     )
@@ -130,56 +120,8 @@ def ranges_apart(table, metric: str, versions: tuple[str, str]):
     return apart.droplevel("size_bytes").sort_index(axis=1)
 
 
-def repeat_ranges(table, metric: str = "merge_s"):
-    """Min, median and max of ``metric`` over the repeats, per (corpus size, vocab, version)."""
-    ok = table[table["status"] == "ok"]
-    grouped = ok.groupby(["size_bytes", "size", "vocab_size", "version"])[metric]
-    out = grouped.agg(["min", "median", "max", "count"]).reset_index()
-    return out
-
-
-def clear_crossover(ranges, slow: str, fast: str) -> dict:
-    """Where ``fast`` overtakes ``slow`` on one corpus size, counting only clear differences.
-
-    ``ranges`` is :func:`repeat_ranges` for one corpus size. At each vocab size the two are
-    "apart" only when their min-max ranges over the repeats do not overlap. Returned: the vocab
-    sizes where ``fast`` is clearly faster and clearly slower, ``faster_from`` (the smallest vocab
-    size from which ``fast`` is clearly faster at every larger one measured), and ``crossover``:
-    where the medians cross, interpolated, only when ``fast`` is clearly slower just before
-    ``faster_from`` (else None: no crossover is resolved by the measurements).
-    """
-    from bpe_course.bench.repeat import below
-
-    by_version = {v: part.set_index("vocab_size") for v, part in ranges.groupby("version")}
-    a, b = by_version.get(slow), by_version.get(fast)
-    result = {"faster": [], "slower": [], "overlap": [], "faster_from": None, "crossover": None}
-    if a is None or b is None:
-        return result
-    vocabs = sorted(a.index.intersection(b.index))
-    for vocab in vocabs:
-        if below(b.loc[vocab, "max"], a.loc[vocab, "min"]):
-            result["faster"].append(vocab)
-        elif below(a.loc[vocab, "max"], b.loc[vocab, "min"]):
-            result["slower"].append(vocab)
-        else:
-            result["overlap"].append(vocab)
-    tail = []
-    for vocab in reversed(vocabs):
-        if vocab not in result["faster"]:
-            break
-        tail.append(vocab)
-    if tail:
-        result["faster_from"] = min(tail)
-        before = [v for v in vocabs if v < result["faster_from"]]
-        if before and before[-1] in result["slower"]:
-            low, high = before[-1], result["faster_from"]
-            diffs = [b.loc[v, "median"] - a.loc[v, "median"] for v in (low, high)]
-            result["crossover"] = crossover_vocab([low, high], diffs)
-    return result
-
-
-def describe_crossover(result: dict, slow: str, fast: str) -> str:
-    """One sentence for :func:`clear_crossover`'s result, naming the versions."""
+def describe_crossover(result: Crossover, slow: str, fast: str) -> str:
+    """One sentence for :func:`bpe_course.stats.clear_crossover`'s result, naming the versions."""
     s, f = version_label(slow), version_label(fast)
     if result["crossover"] is not None:
         return (
@@ -202,19 +144,18 @@ def describe_crossover(result: dict, slow: str, fast: str) -> str:
 
 
 def plot_crossover(
-    table,
+    table: pd.DataFrame,
     metric: str = "merge_s",
     versions: tuple[str, ...] = ("v4", "v5"),
     metrics: tuple[str, ...] | None = None,
     log: bool = False,
-):
+) -> Figure:
     """Time against vocab size: one panel per corpus size (and per metric, side by side, when
     ``metrics`` is given): the median of the repeats as a line, their min-max as a band. With
-    two versions, a crossover is marked only where the repeats say so (:func:`clear_crossover`).
-    ``log``: time on a log scale (versions that differ by orders of magnitude).
+    two versions, a crossover is marked only where the repeats say so
+    (:func:`bpe_course.stats.clear_crossover`). ``log``: time on a log scale (versions that differ
+    by orders of magnitude).
     """
-    import matplotlib.pyplot as plt
-
     metrics = metrics or (metric,)
     ok = table[(table["status"] == "ok") & table["version"].isin(versions)]
     sizes = sorted(ok["size_bytes"].unique())
@@ -246,7 +187,7 @@ def plot_crossover(
     return fig
 
 
-def _draw_curves(ax, part, versions: tuple[str, ...]) -> None:
+def _draw_curves(ax: Axes, part: pd.DataFrame, versions: tuple[str, ...]) -> None:
     """Each version's median over vocab sizes as a line, its repeats' min-max as a band."""
     for version in versions:
         curve = part[part["version"] == version].sort_values("vocab_size")
@@ -267,8 +208,9 @@ def _draw_curves(ax, part, versions: tuple[str, ...]) -> None:
         )
 
 
-def _mark_crossover(ax, part, versions: tuple[str, ...]) -> None:
-    """A dashed line where the repeats say two versions cross (:func:`clear_crossover`)."""
+def _mark_crossover(ax: Axes, part: pd.DataFrame, versions: tuple[str, ...]) -> None:
+    """A dashed line where the repeats say two versions cross
+    (:func:`bpe_course.stats.clear_crossover`)."""
     found = clear_crossover(part, *versions)
     if found["crossover"] is not None:
         ax.axvline(found["crossover"], color="black", ls="--", lw=0.8)
@@ -281,7 +223,7 @@ def _mark_crossover(ax, part, versions: tuple[str, ...]) -> None:
         )
 
 
-def _legend(fig, first, measured: bool, versions: int) -> None:
+def _legend(fig: Figure, first: Axes, measured: bool, versions: int) -> None:
     """Two versions: a legend in the first panel; many: below the panels, not over the data."""
     if measured and versions <= 2:
         first.legend()

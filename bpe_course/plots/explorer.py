@@ -4,10 +4,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
+import matplotlib
 import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.axis import Axis, XAxis
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from bpe_course.plots import METRIC_NAMES, version_color, version_label
+if TYPE_CHECKING:  # matplotlib.typing is 3.8's; the package asks for 3.7
+    from matplotlib.typing import RcKeyType
+
+from bpe_course.plots.common import METRIC_NAMES, version_color, version_label
 
 LINE_STYLES = ["-", "--", ":", "-."]  # one per runs label, in the order they appear
 
@@ -27,14 +37,31 @@ class Point:
     repeats: int
 
 
-def draw_explorer(fig, stats, selection, text_scale: float = 1.0, empty: str = "") -> dict:
+class View(Protocol):
+    """What the figure reads of the explorer's selection (a
+    :class:`bpe_course.bench.results.Selection`): the metric and how the axes are drawn."""
+
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def ratio_to(self) -> str | None: ...
+
+    @property
+    def log_x(self) -> bool: ...
+
+    @property
+    def log_y(self) -> bool: ...
+
+
+def draw_explorer(
+    fig: Figure, stats: pd.DataFrame, selection: View, text_scale: float = 1.0, empty: str = ""
+) -> dict[Axes, list[Point]]:
     """Draw ``stats`` (:func:`bpe_course.bench.results.summary`) on ``fig``: one panel per corpus
     and size (smallest first), a line per version and runs label (colour: version; line style:
     runs), the min-max of the repeats as a band. ``text_scale`` enlarges every text (a projected
     figure); ``empty`` is what an empty figure says. Returns ``{axes: [Point, ...]}``."""
-    import matplotlib
-
-    sizes = {
+    sizes: dict[RcKeyType, Any] = {
         "font.size": 9 * text_scale,
         "axes.titlesize": 10 * text_scale,
         "axes.labelsize": 9 * text_scale,
@@ -46,7 +73,9 @@ def draw_explorer(fig, stats, selection, text_scale: float = 1.0, empty: str = "
         return _draw(fig, stats, selection, text_scale, empty)
 
 
-def _draw(fig, stats, selection, text_scale: float, empty: str) -> dict:
+def _draw(
+    fig: Figure, stats: pd.DataFrame, selection: View, text_scale: float, empty: str
+) -> dict[Axes, list[Point]]:
     fig.clear()
     # numerically by size (1 MB, 5 MB, 21.5 MB), not as text (1MB, 21.5MB, 5MB)
     panels = sorted({(c, int(s)) for c, s in zip(stats["corpus"], stats["size_bytes"])})
@@ -57,7 +86,7 @@ def _draw(fig, stats, selection, text_scale: float, empty: str) -> dict:
     columns = min(len(panels), 3 if width / height > 2.2 else 2)
     rows = -(-len(panels) // columns)
     all_runs = list(dict.fromkeys(stats["runs"]))
-    points: dict = {}
+    points: dict[Axes, list[Point]] = {}
     unit = f"÷ {version_label(selection.ratio_to)}" if selection.ratio_to else "seconds"
     for index, (corpus, size_bytes) in enumerate(panels):
         ax = fig.add_subplot(rows, columns, index + 1)
@@ -77,7 +106,7 @@ def _draw(fig, stats, selection, text_scale: float, empty: str) -> dict:
     return points
 
 
-def _say_empty(fig, selection, empty: str) -> None:
+def _say_empty(fig: Figure, selection: View, empty: str) -> None:
     """No point to draw: the figure says why, in words."""
     ax = fig.add_subplot()
     ax.axis("off")
@@ -92,13 +121,15 @@ def _say_empty(fig, selection, empty: str) -> None:
     )
 
 
-def _draw_panel(ax, part, corpus: str, all_runs: list, text_scale: float) -> list[Point]:
+def _draw_panel(
+    ax: Axes, part: pd.DataFrame, corpus: str, all_runs: list[str], text_scale: float
+) -> list[Point]:
     """One corpus size: per version and runs, the median as a line (a dash per runs) and the
     min-max as a band; the points the read-out names."""
     short = short_runs(all_runs)
     points = []
-    for (version, runs), curve in part.groupby(["version", "runs"], sort=False):
-        curve = curve.sort_values("vocab_size")
+    for (version_key, runs_key), curve in part.groupby(["version", "runs"], sort=False):
+        version, runs, curve = str(version_key), str(runs_key), curve.sort_values("vocab_size")
         color = version_color(version)
         style = LINE_STYLES[all_runs.index(runs) % len(LINE_STYLES)]
         label = version_label(version) + (f" · {short[runs]}" if len(all_runs) > 1 else "")
@@ -147,12 +178,10 @@ def short_runs(all_runs: list[str]) -> dict[str, str]:
     return names
 
 
-def _axis(axis, scale: str) -> None:
+def _axis(axis: Axis, scale: str) -> None:
     """Set an axis's scale; a log axis is ticked at 1, 2, 5 times powers of ten, written as plain
     numbers (600, 2,000, 0.05), never as powers (6 × 10²)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    if axis.axis_name == "x":
+    if isinstance(axis, XAxis):
         axis.axes.set_xscale(scale)
     else:
         axis.axes.set_yscale(scale)
@@ -160,7 +189,7 @@ def _axis(axis, scale: str) -> None:
         axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         axis.set_major_formatter(FuncFormatter(lambda x, _: plain_number(x)))
         axis.set_minor_formatter(NullFormatter())
-    elif axis.axis_name == "x":
+    elif isinstance(axis, XAxis):
         axis.set_major_formatter(FuncFormatter(lambda x, _: plain_number(x)))
 
 
@@ -171,7 +200,9 @@ def plain_number(x: float) -> str:
     return f"{x:g}"
 
 
-def nearest(points: list[Point], ax, x: float, y: float, within: float = 12.0) -> Point | None:
+def nearest(
+    points: list[Point], ax: Axes, x: float | None, y: float | None, within: float = 12.0
+) -> Point | None:
     """The plotted point of ``ax`` nearest to data coordinates (x, y), if within ``within`` pixels."""
     if not points or x is None or y is None:
         return None

@@ -1,22 +1,27 @@
 """The ladder's figures: each rung's time against vocab size, and what each step of the ladder
-bought, from the table of :mod:`bpe_course.bench.ladder`."""
+bought, from the table of :mod:`bpe_course.bench.ladder` (read through
+:func:`bpe_course.stats.bands`)."""
 
 from __future__ import annotations
 
-from bpe_course.corpora.datasets import parse_size
+from collections.abc import Iterable, Sequence
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
 from bpe_course.plots import style
-from bpe_course.reference.ladder import RUNGS
+from bpe_course.reference.ladder import MAIN_V4, MAIN_V5, RUNGS, corpora
+from bpe_course.stats import bands
 
-MAIN_V5 = tuple(name for name, r in RUNGS.items() if r.kind == "v5" and r.on_ladder)
-MAIN_V4 = tuple(name for name, r in RUNGS.items() if r.kind == "v4" and r.on_ladder)
 VOCAB_TICKS = (300, 500, 1000, 2000, 5000, 10000)
+# A rung's colour: a name or an RGBA tuple (what a colormap gives).
+Color = str | tuple[float, float, float, float]
 METRIC_LABELS = {"cpu_s": "merge-loop CPU time (s)", "seconds": "merge-loop wall time (s)"}
-
-
-def corpora(table) -> list[tuple[str, str]]:
-    """``(shape, size)`` pairs of the table, stories first, smaller sizes first."""
-    pairs = set(zip(table["shape"], table["size"]))
-    return sorted(pairs, key=lambda pair: (pair[0] != "stories", parse_size(pair[1])))
 
 
 def rung_label(name: str) -> str:
@@ -24,27 +29,22 @@ def rung_label(name: str) -> str:
     return f"{name}: {rung.change}"
 
 
-def rung_colors(names) -> dict[str, tuple]:
+def rung_colors(names: Iterable[str]) -> dict[str, Color]:
     """The V5 ladder from dark (the post's) to light (the course's); V4 rungs in greys."""
-    import matplotlib
-
     ramp = matplotlib.colormaps["viridis"]
     v5 = [n for n in names if RUNGS[n].kind == "v5"]
     v4 = [n for n in names if RUNGS[n].kind == "v4"]
-    colors = {n: ramp(i / max(1, len(v5) - 1) * 0.92) for i, n in enumerate(v5)}
+    colors: dict[str, Color] = {n: ramp(i / max(1, len(v5) - 1) * 0.92) for i, n in enumerate(v5)}
     greys = ("#000000", "#6b6b6b", "#a8a8a8")
     colors.update({n: greys[i % len(greys)] for i, n in enumerate(v4)})
     return colors
 
 
-def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
+def plot_ladder_curves(
+    table: pd.DataFrame, rungs: Sequence[str] = MAIN_V5 + MAIN_V4, metric: str = "cpu_s"
+) -> Figure:
     """One panel per corpus: each rung's merge-loop time against vocab size (median line, band
     from the fastest to the slowest repeat), log axes; V4 rungs dashed."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    from bpe_course.bench.ladder import bands
-
     summary = bands(table, metric)
     pairs = corpora(table)
     columns = 2 if len(pairs) > 1 else 1
@@ -84,7 +84,9 @@ def plot_ladder_curves(table, rungs=MAIN_V5 + MAIN_V4, metric: str = "cpu_s"):
     return fig
 
 
-def _draw_rungs(ax, part, rungs, colors: dict) -> None:
+def _draw_rungs(
+    ax: Axes, part: pd.DataFrame, rungs: Sequence[str], colors: dict[str, Color]
+) -> None:
     """Each rung's median as a line (V4 rungs dashed), its repeats' range as a band."""
     for name in rungs:
         line = part[part["rung"] == name]
@@ -104,12 +106,10 @@ def _draw_rungs(ax, part, rungs, colors: dict) -> None:
         )
 
 
-def step_ratios(table, vocab_size: int, metric: str = "cpu_s"):
+def step_ratios(table: pd.DataFrame, vocab_size: int, metric: str = "cpu_s") -> pd.DataFrame:
     """For every rung with a base: base time / rung time at ``vocab_size``, per corpus, as
     ``median (min-max)`` over the repeats (repeat i of the rung against repeat i of its base,
     run in the same pass); above 1, the change made it faster."""
-    import pandas as pd
-
     traced = table[table["traced"] & (table["vocab_size"] == vocab_size)]
     times = traced.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
     rows = {}
@@ -125,15 +125,11 @@ def step_ratios(table, vocab_size: int, metric: str = "cpu_s"):
     return out[[f"{s} {z}" for s, z in corpora(table) if f"{s} {z}" in out.columns]]
 
 
-def plot_ladder_steps(table, vocab_sizes=(1000, 10000), metric: str = "cpu_s"):
+def plot_ladder_steps(
+    table: pd.DataFrame, vocab_sizes: Sequence[int] = (1000, 10000), metric: str = "cpu_s"
+) -> Figure:
     """The main V5 ladder as a staircase: each step's time (median, range of the repeats) at a
     few vocab sizes, one line per corpus, log axis; with the V4s' time where they were traced."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter
-
-    from bpe_course.bench.ladder import bands
-
     summary = bands(table, metric)
     fig, axes = plt.subplots(
         1, len(vocab_sizes), figsize=(style.MAX_WIDTH, 4.4), squeeze=False, sharey=True

@@ -4,16 +4,19 @@ of the largest run, every process counted."""
 
 from __future__ import annotations
 
-from bpe_course.plots import version_color
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from bpe_course.plots.common import version_color
 
 
-def plot_large_runs(summary, samples, title: str = ""):
+def plot_large_runs(summary: pd.DataFrame, samples: pd.DataFrame, title: str = "") -> Figure:
     """``summary``: one row per run (``size_bytes``, ``pretokenize_s``, ``merge_s``,
     ``total_s``, ``cpu_s``, ``peak_mb``), as :func:`bpe_course.bench.memory.summarize` makes; ``samples``:
     the memory samples of the run to draw over time (``seconds``, ``rss_mb``)."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-
     runs = summary.sort_values("size_bytes")
     gb = runs["size_bytes"].to_numpy() / 1e9
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6))
@@ -59,11 +62,9 @@ def plot_large_runs(summary, samples, title: str = ""):
     return fig
 
 
-def plot_merge_growth(table, title: str = ""):
+def plot_merge_growth(table: pd.DataFrame, title: str = "") -> Figure:
     """CPU microseconds per merge (median of each bucket) and the distinct words each merge
     rewrote (mean), against the merge's index, as :mod:`bpe_course.bench.merge_growth` writes."""
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(12, 4.4))
     x = table["bucket"] + table["merges"] / 2
     ax.plot(x, table["cpu_us_median"], "o-", color=version_color("fast"), label="CPU per merge")
@@ -78,13 +79,12 @@ def plot_merge_growth(table, title: str = ""):
         "distinct words rewritten\nper merge (mean, log)", fontsize=13, color="tab:grey"
     )
     twin.tick_params(labelsize=12)
-    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     for axis in (ax.yaxis, twin.yaxis):  # plain numbers (50, 100), no 4x10^1 minor labels
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         axis.set_minor_formatter(NullFormatter())
     lines = ax.get_lines() + twin.get_lines()
-    ax.legend(lines, [line.get_label() for line in lines], fontsize=12, loc="upper right")
+    ax.legend(lines, [str(line.get_label()) for line in lines], fontsize=12, loc="upper right")
     ax.set_title(title or "fast's merge loop as the vocabulary grows", fontsize=13)
     fig.tight_layout()
     return fig

@@ -5,30 +5,34 @@ full-size one; ``horizontal`` lays the jobs out as rows, for one panel of many o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
+import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from bpe_course.plots import style
+from bpe_course.trainers import registered
 
 
-def _color(job, colors: Mapping[str, str] | None, position: int) -> str:
-    from bpe_course.plots import VERSION_COLORS
-
-    if colors and job in colors:
-        return colors[job]
-    return VERSION_COLORS.get(str(job).lower()) or f"C{position}"
-
-
-def _label(job) -> str:
-    from bpe_course.plots import version_label
-
-    text = str(job)
-    return version_label(text) if text.lower() in ("v1", "v2", "v3", "v4", "v5") else text
+def _color(job: Hashable, colors: Mapping[str, str] | None, position: int) -> str:
+    """The colour given for the job, else the version's it names, else the next of the cycle."""
+    if colors and str(job) in colors:
+        return colors[str(job)]
+    entry = registered(str(job).lower())
+    return entry.color if entry else f"C{position}"
 
 
-def _figure(panels: int, jobs: int, horizontal: bool):
-    import matplotlib.pyplot as plt
+def _label(job: Hashable) -> str:
+    """A job that names a version (``"v4"``, ``"V4"``) is labelled as every figure labels it."""
+    entry = registered(str(job).lower())
+    return entry.label if entry else str(job)
+
+
+def _figure(panels: int, jobs: int, horizontal: bool) -> tuple[Figure, np.ndarray]:
 
     size = (6.4, 0.9 + 0.45 * jobs) if horizontal else style.grid_size(panels, 2)
     # Constrained layout: it makes room for a legend placed outside the panels (see _legend).
@@ -45,7 +49,7 @@ def plot_repeats(
     colors: Mapping[str, str] | None = None,
     horizontal: bool = False,
     log: bool = False,
-):
+) -> Figure:
     """One panel per ``(title, table)``. Each table has a ``job`` column and one row per kept run;
     runs are grouped by ``job`` and ``x``. With ``x="job"`` each job is one column of the panel
     (one row with ``horizontal``, its median written beside it); otherwise ``x`` is numeric and
@@ -70,10 +74,10 @@ def plot_repeats(
     return fig
 
 
-def _legend(fig, axes) -> None:
+def _legend(fig: Figure, axes: Sequence[Axes]) -> None:
     """One legend for all panels, below them: inside a panel it covered points (a median at the
     smallest size sat under it), and every panel draws the same jobs in the same colours."""
-    labels: dict[str, object] = {}
+    labels: dict[str, Artist] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             labels.setdefault(label, handle)
@@ -83,7 +87,9 @@ def _legend(fig, axes) -> None:
     )  # fmt: skip
 
 
-def _draw(ax, part: pd.DataFrame, position: int, x: str, y: str, color: str, horizontal: bool):
+def _draw(
+    ax: Axes, part: pd.DataFrame, position: int, x: str, y: str, color: str, horizontal: bool
+) -> None:
     """One job's runs: every run a dot, a bar from the fastest to the slowest, the median."""
     job = part["job"].iloc[0]
     stats = part.groupby(x, sort=True)[y].agg(["median", "min", "max"])
@@ -105,7 +111,9 @@ def _draw(ax, part: pd.DataFrame, position: int, x: str, y: str, color: str, hor
     ax.plot(at, dots, "o", color=color, ms=5, mec="black", mew=0.6, zorder=3)
 
 
-def _axes(ax, jobs: list, x: str, xlabel: str, ylabel: str, horizontal: bool, log: bool) -> None:
+def _axes(
+    ax: Axes, jobs: list[Hashable], x: str, xlabel: str, ylabel: str, horizontal: bool, log: bool
+) -> None:
     """Ticks, limits, labels and scale of one panel: the job axis and the value axis."""
     job_axis, value_axis = (ax.yaxis, ax.xaxis) if horizontal else (ax.xaxis, ax.yaxis)
     if x == "job":

@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
-from bpe_course.plots import (
-    METRIC_NAMES,
-    describe,
-    median_times,
-    style,
-    version_color,
-    version_label,
-)
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+from bpe_course.plots import style
+from bpe_course.plots.common import METRIC_NAMES, describe, version_color, version_label
+from bpe_course.reference.published import POST_SECONDS, V1_V5_POST, post_speedups
+from bpe_course.stats import median_times, ranked
+from bpe_course.trainers import in_order
 
 
-def speedups(table, metric: str = "total_s", size_bytes: int | None = None, vocab_size=None):
+def speedups(
+    table: pd.DataFrame,
+    metric: str = "total_s",
+    size_bytes: int | None = None,
+    vocab_size: int | None = None,
+) -> pd.Series:
     """Speed-up of each version over V1 (median times) at one corpus size and vocab size."""
     medians = median_times(table, metric)
     if size_bytes is not None:
@@ -23,7 +35,12 @@ def speedups(table, metric: str = "total_s", size_bytes: int | None = None, voca
     return times["v1"] / times
 
 
-def speedup_ranges(table, metric: str = "total_s", size_bytes: int | None = None, vocab_size=None):
+def speedup_ranges(
+    table: pd.DataFrame,
+    metric: str = "total_s",
+    size_bytes: int | None = None,
+    vocab_size: int | None = None,
+) -> pd.DataFrame:
     """Speed-up over V1 per repeat (V1's repeat i over the version's repeat i, run in the same
     pass), as min, median and max per version, sorted fastest first."""
     ok = table[table["status"] == "ok"]
@@ -39,22 +56,17 @@ def speedup_ranges(table, metric: str = "total_s", size_bytes: int | None = None
     return out.sort_values("median", ascending=False)
 
 
-def ranking(ranges) -> str:
+def ranking(ranges: pd.DataFrame) -> str:
     """``"V5 > V4 ≈ fast max > V2"``: versions by median speed-up, ``>`` only where the ranges of
     the repeats are apart, ``≈`` where they overlap (no ranking can be claimed there)."""
-    from bpe_course.bench.repeat import ranked
-
     return ranked(ranges, " > ", version_label)
 
 
-def plot_speedups(table, size_mb: float, vocab_size: int, metric: str = "total_s"):
+def plot_speedups(
+    table: pd.DataFrame, size_mb: float, vocab_size: int, metric: str = "total_s"
+) -> Figure:
     """Speed-up over V1 of every version at one configuration: the median of the repeats with
     their range as an error bar, ranked only where the ranges are apart; the V1-V5 post's beside."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from bpe_course.reference.published import POST_SECONDS, V1_V5_POST, post_speedups
-
     ours = speedup_ranges(table, metric, round(size_mb * 1_000_000), vocab_size)
     theirs = post_speedups(size_mb, vocab_size) if (size_mb, vocab_size) in POST_SECONDS else {}
     versions = list(ours.index)
@@ -101,10 +113,10 @@ CLAIMED_GROWTH = {
 }
 
 
-def scaling_slopes(table, metric: str = "merge_s", vocab_size: int | None = None):
+def scaling_slopes(
+    table: pd.DataFrame, metric: str = "merge_s", vocab_size: int | None = None
+) -> dict[str, float]:
     """Least-squares slope of log(time) against log(corpus bytes), per version (and of W)."""
-    import numpy as np
-
     ok = table[table["status"] == "ok"]
     if vocab_size is not None:
         ok = ok[ok["vocab_size"] == vocab_size]
@@ -120,15 +132,13 @@ def scaling_slopes(table, metric: str = "merge_s", vocab_size: int | None = None
 
 
 def plot_scaling(
-    table,
+    table: pd.DataFrame,
     metric: str = "merge_s",
     vocab_size: int | None = None,
     metrics: tuple[str, ...] | None = None,
-):
+) -> Figure:
     """Time against corpus size, log-log, per version, with fitted slopes and the expected
     growth; one panel per metric when ``metrics`` is given (merge loop beside end to end)."""
-    import matplotlib.pyplot as plt
-
     metrics = metrics or (metric,)
     ok = table[table["status"] == "ok"]
     if vocab_size is None:
@@ -152,19 +162,18 @@ def plot_scaling(
     return fig
 
 
-def _draw_scaling_panel(ax, ok, name: str) -> None:
+def _draw_scaling_panel(ax: Axes, ok: pd.DataFrame, name: str) -> None:
     """One metric: each version's median time per size on log-log axes, its slope in the legend."""
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
-
     slopes = scaling_slopes(ok, name)
-    for version, part in ok.groupby("version"):
+    for key, part in ok.groupby("version"):
+        version = str(key)
         by_size = part.groupby("size_bytes")[name].median()
         label = version_label(version)
         if version in slopes:
             label += f": slope {slopes[version]:.2f}"
         ax.plot(
             by_size.index / 1e6,
-            by_size.values,
+            by_size.to_numpy(),
             marker="o",
             color=version_color(version),
             label=label,
@@ -181,19 +190,17 @@ def _draw_scaling_panel(ax, ok, name: str) -> None:
     ax.legend(fontsize=style.SMALLEST)
 
 
-def plot_phases(table, size_bytes: int, vocab_size: int):
+def plot_phases(table: pd.DataFrame, size_bytes: int, vocab_size: int) -> Figure:
     """Where the time goes: each version's time split into pretokenization and merge loop, as
     shares of its total (medians), with the total's median and range written on each bar; a
-    share, so a 1 s version and an 85 s one are read alike."""
-    import matplotlib.pyplot as plt
-
+    share, so a version that takes a second and one that takes minutes are read alike."""
     ok = table[
         (table["status"] == "ok")
         & (table["size_bytes"] == size_bytes)
         & (table["vocab_size"] == vocab_size)
     ]
     medians = ok.groupby("version")[["pretokenize_s", "merge_s"]].median()
-    medians = medians.loc[sorted(medians.index, key=lambda v: (v == "fastmax", v))]
+    medians = medians.loc[in_order(medians.index)]
     totals = ok.groupby("version")["total_s"].agg(["min", "median", "max", "count"])
     share = medians["pretokenize_s"] / medians.sum(axis=1)
     labels = [version_label(v) for v in medians.index]
@@ -220,7 +227,7 @@ def plot_phases(table, size_bytes: int, vocab_size: int):
     return fig
 
 
-def _label_bars(ax, versions, totals, share) -> None:
+def _label_bars(ax: Axes, versions: Sequence[str], totals: pd.DataFrame, share: pd.Series) -> None:
     """Above each bar its total's median and range in seconds; in its grey part, the share."""
     for i, version in enumerate(versions):
         t = totals.loc[version]
@@ -242,8 +249,7 @@ def _label_bars(ax, versions, totals, share) -> None:
         )
 
 
-def _phase_legend(ax) -> None:
-    from matplotlib.patches import Patch
+def _phase_legend(ax: Axes) -> None:
 
     ax.legend(
         handles=[

@@ -3,16 +3,19 @@ against the vocab size, one panel per corpus shape and size."""
 
 from __future__ import annotations
 
-from bpe_course.plots import METRIC_NAMES, style, version_color, version_label
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from bpe_course.plots import style
+from bpe_course.plots.common import METRIC_NAMES, version_color, version_label
 
 
-def plot_against_fast(ratios, metric: str = "merge_s"):
+def plot_against_fast(ratios: pd.DataFrame, metric: str = "merge_s") -> Figure:
     """``ratios``: rows of ``corpus``, ``size``, ``vocab_size``, ``version`` and the ``median``,
     ``min`` and ``max`` over the repeats of the version's time over fast's (as
     :func:`bpe_course.bench.beyond.paired_ratios` gives them). Lines at the medians, bars over
     the range; below 1 the version beat fast."""
-    import matplotlib.pyplot as plt
-
     panels = ratios[["corpus", "size"]].drop_duplicates().sort_values(["size", "corpus"])
     # two panels a row: four side by side left every label at 8 pt once fitted to the page
     columns = min(2, len(panels))

@@ -8,6 +8,13 @@ on it is read as 9 points, where a wider figure is shrunk and its labels with it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+if TYPE_CHECKING:  # matplotlib.typing is 3.8's; the package asks for 3.7
+    from matplotlib.typing import RcKeyType
+
 DPI = 100  # what the notebook shows; saved PNGs use SAVE_DPI
 SAVE_DPI = 120
 MAX_WIDTH = 9.4  # inches: 940 pixels at DPI, inside the notebook column
@@ -18,7 +25,7 @@ PANEL_HEIGHT = 3.0
 # DPI is 10 points (10 / 72 * 100 = 13.9 px). ``SMALLEST`` is the floor a figure's own font sizes
 # (annotations, crowded tick labels) must not go below.
 SMALLEST = 10
-RC = {
+RC: dict[RcKeyType, float] = {
     "figure.dpi": DPI,
     "savefig.dpi": SAVE_DPI,
     "font.size": 11,
@@ -33,8 +40,6 @@ RC = {
 
 def apply() -> None:
     """Set the defaults (the plotting functions call it; a notebook may call it too)."""
-    import matplotlib
-
     matplotlib.rcParams.update(RC)
 
 

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
 from bpe_course.plots import style
+from bpe_course.plots.common import version_color, version_label
+from bpe_course.reference.published import POST_WORDS_TOUCHED
 
 
-def plot_per_merge(trace, title: str = "", window: int = 25):
+def plot_per_merge(trace: pd.DataFrame, title: str = "", window: int = 25) -> Figure:
     """Words touched and time per merge across training (V4 and V5), the crossover's cause.
 
     ``trace`` is :func:`bpe_course.bench.trace.merge_trace`'s table; lines are rolling medians over
     ``window`` merges (single merges are too noisy to read).
     """
-    import matplotlib.pyplot as plt
-
-    from bpe_course.reference.published import POST_WORDS_TOUCHED
-
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.5, 5.5), sharex=True)
     first = trace[trace["version"] == trace["version"].iloc[0]]
     top.plot(first["merge"], first["words_touched"], lw=0.6, color="grey", alpha=0.5)
@@ -36,7 +38,8 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
         bottom.plot(
             part["merge"].iloc[1:],
             microseconds.rolling(window, min_periods=1).median(),
-            label=version.upper(),
+            color=version_color(str(version)),
+            label=version_label(str(version)),
         )
     bottom.set_yscale("log")
     bottom.set_ylabel("time per merge (µs)")
@@ -48,20 +51,16 @@ def plot_per_merge(trace, title: str = "", window: int = 25):
     return fig
 
 
-def plot_cumulative(trace, title: str = ""):
+def plot_cumulative(trace: pd.DataFrame, title: str = "") -> Figure:
     """Time spent so far against merge number, per version, from one traced run: where one
     version's total overtakes another's within a single training."""
-    import matplotlib.pyplot as plt
-
-    from bpe_course.plots import version_color, version_label
-
     fig, ax = plt.subplots(figsize=(6.0, 3.6))
     for version, part in trace.groupby("version", sort=False):
         ax.plot(
             part["merge"],
             part["seconds"].cumsum(),
-            color=version_color(version),
-            label=version_label(version),
+            color=version_color(str(version)),
+            label=version_label(str(version)),
         )
     ax.set_xlabel("merge number")
     ax.set_ylabel("merge-loop time so far (s)")
@@ -73,7 +72,7 @@ def plot_cumulative(trace, title: str = ""):
     return fig
 
 
-def overtakes(trace, slow: str, fast: str) -> int | None:
+def overtakes(trace: pd.DataFrame, slow: str, fast: str) -> int | None:
     """The merge after which ``fast`` has spent less time than ``slow`` for good (None: never)."""
     a = trace[trace["version"] == slow].set_index("merge")["seconds"].cumsum()
     b = trace[trace["version"] == fast].set_index("merge")["seconds"].cumsum()

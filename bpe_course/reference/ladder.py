@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import partial
 
+from bpe_course.corpora.datasets import parse_size
 from bpe_course.errors import BPEInputError
 from bpe_course.reference import post_v4, post_v5
 from bpe_course.trainers import v5_heap
@@ -95,6 +96,18 @@ RUNGS: dict[str, Rung] = {
         Rung("top4", "v4", "max: top count in C, key for ties", "rewrite4", True, _v4(_TOP4)),
     ]
 }
+
+
+# The main ladders, bottom rung first: the steps, without the side rungs.
+MAIN_V5 = tuple(name for name, r in RUNGS.items() if r.kind == "v5" and r.on_ladder)
+MAIN_V4 = tuple(name for name, r in RUNGS.items() if r.kind == "v4" and r.on_ladder)
+
+
+def corpora(table) -> list[tuple[str, str]]:
+    """``(shape, size)`` pairs of a ladder table, stories first, smaller sizes first: the order
+    the figures' panels and the findings read them in."""
+    pairs = set(zip(table["shape"], table["size"]))
+    return sorted(pairs, key=lambda pair: (pair[0] != "stories", parse_size(pair[1])))
 
 
 def get_rung(name: str) -> Rung:

@@ -7,14 +7,23 @@ way to find the best pair); then, beyond V5, trainers that change several things
 change named in its title and measured version by version in notebook 13. The posts' designs
 (:mod:`bpe_course.reference`) register themselves here with :func:`register`, so the API, the
 benchmark and the tests run them alike; nothing here imports them.
+
+Every entry also says how it is shown (:class:`Entry`): the label and colour every figure gives it,
+its place in figures and lists, and the benchmark's named grids that run it. The libraries the
+benchmark runs beside the course (:data:`LIBRARIES`, Hugging Face ``tokenizers`` and ``rustbpe``)
+are no trainers of the package, but have entries of the same shape (:class:`Outside`), and a
+reader's own trainer gets one made for it (:func:`shown`). So adding a version touches its module
+and its entry here, and nothing else: the figures, the grids and the tests read them.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+import math
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import KW_ONLY, dataclass
 from types import ModuleType
 
 from bpe_course.errors import BPEInputError
@@ -23,10 +32,35 @@ from bpe_course.trainers.common import MergeLoop
 WordCounter = Callable[..., dict[bytes, int]]  # count_words(corpus, special_tokens, workers, ...)
 
 
+# Colours for what no entry colours (a reader's trainer): light ones, none of them an entry's.
+_PALETTE = ("#aec7e8", "#ffbb78", "#98df8a", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5")
+
+
 @dataclass(frozen=True)
-class Trainer:
+class Entry:
+    """What the benchmark runs by name, and how every figure, grid and list shows it."""
+
     name: str  # what the API, the CLI and the benchmark call it
-    title: str  # what a figure or a table calls it
+    title: str  # what a table or a list calls it, in full
+    _: KW_ONLY
+    label: str = ""  # what a figure's legend calls it (default: the name, "V1" for "v1")
+    color: str = ""  # its colour in every figure (default: one of _PALETTE, fixed by the name)
+    order: float = math.inf  # its place in figures and grids (default: after all, by name)
+    grids: tuple[str, ...] = ()  # the benchmark's named grids that run it (bench/grids.py)
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            label = self.name.upper() if self.name[:1] == "v" else self.name
+            object.__setattr__(self, "label", label)
+        if not self.color:
+            color = _PALETTE[zlib.crc32(self.name.encode()) % len(_PALETTE)]
+            object.__setattr__(self, "color", color)
+
+
+@dataclass(frozen=True)
+class Trainer(Entry):
+    """A trainer of the package: its entry, and where its merge loop and pretokenizer live."""
+
     module_name: str  # where its merge loop lives, imported when first asked for (see below)
     parallel: bool  # pretokenize on several processes
     loop: str = "merge_loop"  # the merge loop's name in the module
@@ -67,12 +101,30 @@ _PIECES = "pieces"  # pieces counted before the pattern
 TRAINERS: dict[str, Trainer] = {
     t.name: t
     for t in [
-        Trainer("v1", "V1 naive", _here("v1_naive"), parallel=False),
-        Trainer("v2", "V2 incremental", _here("v2_incremental"), parallel=False),
-        Trainer("v3", "V3 parallel", _here("v3_parallel"), parallel=True),
-        Trainer("v4", "V4 inverted index", _here("v4_inverted_index"), parallel=True),
-        Trainer("v5", "V5 heap", _here("v5_heap"), parallel=True),
-        Trainer("fastmax", "V4 + SortedDict (fast max)", _here("fast_max"), parallel=True),
+        Trainer(
+            "v1", "V1 naive", _here("v1_naive"), parallel=False,
+            color="#8c564b", order=10, grids=("versions",),
+        ),
+        Trainer(
+            "v2", "V2 incremental", _here("v2_incremental"), parallel=False,
+            color="#e377c2", order=20, grids=("versions",),
+        ),
+        Trainer(
+            "v3", "V3 parallel", _here("v3_parallel"), parallel=True,
+            color="#bcbd22", order=30, grids=("versions",),
+        ),
+        Trainer(
+            "v4", "V4 inverted index", _here("v4_inverted_index"), parallel=True,
+            color="#1f77b4", order=40, grids=("quick", "crossover", "versions", "ablation"),
+        ),
+        Trainer(
+            "v5", "V5 heap", _here("v5_heap"), parallel=True, color="#ff7f0e", order=50,
+            grids=("quick", "crossover", "versions", "ablation", "beyond"),
+        ),
+        Trainer(
+            "fastmax", "V4 + SortedDict (fast max)", _here("fast_max"), parallel=True,
+            label="fast max", color="#2ca02c", order=60, grids=("versions",),
+        ),
         # Beyond V5: several changes each, named in the title (notebook 13 measures them in three
         # steps: pieces, then sites' merge loop, then fast's)
         Trainer(
@@ -82,6 +134,9 @@ TRAINERS: dict[str, Trainer] = {
             parallel=True,
             counter=_PIECES,
             track="beyond V5",
+            color="#ff9896",
+            order=70,
+            grids=("beyond",),
         ),
         Trainer(
             "fast",
@@ -90,6 +145,9 @@ TRAINERS: dict[str, Trainer] = {
             parallel=True,
             counter=_PIECES,
             track="beyond V5",
+            color="#d62728",
+            order=80,
+            grids=("beyond",),
         ),
         Trainer(
             "shards",
@@ -98,9 +156,12 @@ TRAINERS: dict[str, Trainer] = {
             parallel=True,
             counter=_PIECES,
             track="beyond V5",
+            label="shards (merge workers)",
+            color="#8c6d31",
+            order=90,
         ),
     ]
-}
+}  # fmt: skip
 
 VERSIONS: tuple[str, ...] = tuple(TRAINERS)
 
@@ -110,9 +171,11 @@ ALL_TRAINERS: dict[str, Trainer] = dict(TRAINERS)
 
 
 def register(*trainers: Trainer) -> None:
-    """Add trainers that are not course versions (so :func:`get_trainer` finds them)."""
+    """Add trainers that are not course versions (so :func:`get_trainer` finds them, and the
+    figures and grids show them as their entries say)."""
     for trainer in trainers:
-        if trainer.name in ALL_TRAINERS and ALL_TRAINERS[trainer.name] != trainer:
+        taken = trainer.name in LIBRARIES
+        if taken or (trainer.name in ALL_TRAINERS and ALL_TRAINERS[trainer.name] != trainer):
             raise ValueError(f"a trainer named {trainer.name!r} is already registered")
         ALL_TRAINERS[trainer.name] = trainer
 
@@ -124,3 +187,57 @@ def get_trainer(version: str) -> Trainer:
     except (KeyError, TypeError):
         known = ", ".join(ALL_TRAINERS)
         raise BPEInputError(f"unknown version {version!r}; choose one of: {known}") from None
+
+
+# --- From outside the package: drawn beside the course's trainers ------------------------------
+
+
+@dataclass(frozen=True)
+class Outside(Entry):
+    """A trainer from outside the package, shown like the course's: a library the benchmark runs
+    beside them (:data:`LIBRARIES`; :mod:`bpe_course.bench.libraries` runs it), or a reader's own
+    ``module:function`` (:func:`shown` makes its entry)."""
+
+    track: str = "library"  # "library", or "yours" (a reader's own trainer)
+    package: str = ""  # what a library imports as (its Python package)
+
+
+LIBRARIES: dict[str, Outside] = {
+    o.name: o
+    for o in [
+        Outside(
+            "hf", "Hugging Face tokenizers", package="tokenizers",
+            label="HF tokenizers", color="#393b79", order=130, grids=("beyond",),
+        ),
+        Outside(
+            "rustbpe", "rustbpe", package="rustbpe",
+            color="#637939", order=140, grids=("beyond",),
+        ),
+    ]
+}  # fmt: skip
+
+
+def registered(name: str) -> Trainer | Outside | None:
+    """The entry of the trainer or library registered as ``name``; None for any other name."""
+    return ALL_TRAINERS.get(name) or LIBRARIES.get(name)
+
+
+def shown(name: str) -> Trainer | Outside:
+    """How figures and tables show ``name``: its entry, or for a name nothing registered (a
+    reader's ``module:function``) one made for it: its name as its label, a colour that the same
+    name always gets, a place after every registered one."""
+    return registered(name) or Outside(name, f"yours: {name}", track="yours")
+
+
+def in_order(names: Iterable[str]) -> list[str]:
+    """``names`` in the order figures and grids list them: by their entries' ``order``, then by
+    name (a reader's trainers, after every registered one)."""
+    return sorted(names, key=lambda name: (shown(name).order, name))
+
+
+def in_grid(grid: str) -> tuple[str, ...]:
+    """The versions the benchmark's grid named ``grid`` runs: every registered trainer and library
+    whose entry lists it, in order."""
+    return tuple(
+        in_order(e.name for e in [*ALL_TRAINERS.values(), *LIBRARIES.values()] if grid in e.grids)
+    )
