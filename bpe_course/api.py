@@ -7,8 +7,9 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from bpe_course.bars import progress_bar
 from bpe_course.counting import count_words
-from bpe_course.counting.sources import Corpus, check_file, describe, resolve_sources
+from bpe_course.counting.sources import Corpus, check_file, describe
 from bpe_course.errors import BPEInputError
 from bpe_course.trainers import Trainer, get_trainer
 from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check_training_arguments
@@ -57,26 +58,19 @@ def train_bpe(
         raise BPEInputError(f"workers must be a positive integer or None, not {workers!r}")
     if scheduler is not None and not (isinstance(scheduler, str) and scheduler):
         raise BPEInputError(f"scheduler must be 'local' or an address, not {scheduler!r}")
-    paths = resolve_sources(input_path)
-
     start = time.perf_counter()
-    total = sum(path.stat().st_size for path in paths)
-    bar = _progress_bar(progress, total=total, desc="pretokenize", unit="B")
-    try:
-        word_counts = count_words(
-            paths,
-            special_tokens,
-            workers if trainer.parallel or scheduler is not None else 1,
-            counter=trainer.counter,
-            scheduler=scheduler,
-            on_counted=None if bar is None else bar.update,
-        )
-    finally:
-        if bar is not None:
-            bar.close()
+    word_counts = count_words(
+        input_path,
+        special_tokens,
+        workers if trainer.parallel or scheduler is not None else 1,
+        counter=trainer.counter,
+        scheduler=scheduler,
+        progress=progress,
+    )
     if not word_counts:
         raise BPEInputError(
-            f"{describe(paths)} holds no text to train on (it is empty, or holds only special tokens)"
+            f"{describe(input_path)} holds no text to train on (it is empty, or holds only special "
+            "tokens)"
         )
 
     pretokenized = time.perf_counter()
@@ -121,7 +115,7 @@ def _run_merge_loop(
 ) -> tuple[Vocab, Merges]:
     """The merge loop on arguments already checked (the loops assume them valid)."""
     wanted = vocab_size - 256 - len(special_tokens)
-    bar = _progress_bar(progress, total=wanted, desc=f"merges ({trainer.name})", unit="merge")
+    bar = progress_bar(progress, wanted, f"merges ({trainer.name})", "merge")
     callback = on_merge if bar is None else _chain(bar, on_merge)
     try:
         return trainer.merge_loop(
@@ -137,14 +131,6 @@ def check_corpus_path(input_path: str | os.PathLike[str]) -> Path:
     if not isinstance(input_path, (str, os.PathLike)):
         raise BPEInputError(f"input_path must be a path, not {type(input_path).__name__}")
     return check_file(Path(input_path))
-
-
-def _progress_bar(enabled: bool | None, **kwargs):
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(unit_scale=kwargs.get("unit") == "B", leave=False, **kwargs)
 
 
 def _chain(bar, on_merge: OnMerge | None) -> OnMerge:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bpe_course.bars import progress_bar
 from bpe_course.bench import libraries
 from bpe_course.bench.grids import GRIDS, Grid
 from bpe_course.bench.libraries import merge_agreement
@@ -146,7 +147,7 @@ def run_grid(
     )
     finished = {tuple(row) for row in done[KEY].itertuples(index=False)}
     cells = grid_cells(grid)
-    bar = progress_bar(len(cells)) if progress else None
+    bar = progress_bar(progress, len(cells), "benchmark", "run", leave=True)
     rows, timed_out, check = [], set(), MergeCheck()
     for size, vocab, version, repeat in cells:
         size_bytes = parse_size(size)
@@ -203,13 +204,6 @@ def grid_cells(grid: Grid) -> list[tuple[str, int, str, int]]:
         for repeat in range(grid.repeats)
         for version in grid.versions
     ]
-
-
-def progress_bar(total: int):
-    """A bar counting runs (tqdm, imported only when a bar is asked for)."""
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="benchmark", unit="run")
 
 
 class MergeCheck:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bpe_course.bars import progress_bar
 from bpe_course.corpora.datasets import Dataset, _writable_data_dir, get_dataset
 from bpe_course.errors import BPEInputError
 
@@ -131,7 +132,9 @@ def _fetch(
     with response:
         start, total = _body_start(response, done, name, partial)
         expected = dataset.size or total
-        bar = _download_bar(progress, expected, start, name)
+        bar = progress_bar(
+            progress, expected, name, "B", initial=start, unit_divisor=1024, leave=True
+        )
         _receive(response, partial, start, name, limits, bar, on_bytes)
     got = partial.stat().st_size
     if expected is not None and got < expected:
@@ -293,13 +296,3 @@ def sha256_of(path: Path) -> str:
         while block := f.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _download_bar(enabled: bool, total: int | None, initial: int, name: str) -> tqdm | None:
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm  # lazy: start-up (only when a bar is shown)
-
-    return tqdm(
-        total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=name
-    )

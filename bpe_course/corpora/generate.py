@@ -17,13 +17,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bpe_course.bars import progress_bar
 from bpe_course.collector import collector_paused
 from bpe_course.errors import BPEInputError
 from bpe_course.files import partial_path, publish, remove_stale_partials
 from bpe_course.pretokenize import END_OF_TEXT
 
 if TYPE_CHECKING:  # for the hints only: loaded when a bar is shown
-    from tqdm.auto import tqdm
+    pass
 
 # Bump when the bytes for a given seed change: it is part of every generated file's name, so a
 # corpus cached by an older generator is never taken for the current one.
@@ -68,7 +69,7 @@ def write_generated(
     blocks = corpus_blocks(shape, seed)
     remove_stale_partials(path)
     partial = None
-    bar = _bar(progress, size, f"generate {shape}")
+    bar = progress_bar(progress, size, f"generate {shape}", "B", leave=True)
     try:
         # the blocks hold no reference cycles: the collector would only walk the fragment lists
         with collector_paused():
@@ -111,11 +112,3 @@ def _last_document_end(block: bytes, limit: int) -> int:
     """The length of the longest prefix of ``block``, at most ``limit``, made of whole documents."""
     at = block.rfind(_DOCUMENT_END, 0, limit)
     return 0 if at == -1 else at + len(_DOCUMENT_END)
-
-
-def _bar(enabled: bool, total: int, desc: str) -> tqdm | None:
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm  # lazy: start-up (only when a bar is shown)
-
-    return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc=desc)

@@ -20,7 +20,9 @@ The counts are the same for any number of workers, any counter and either place.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from bpe_course.bars import progress_bar
 from bpe_course.counting.counters import choose_counter, counter_class
 from bpe_course.counting.plan import (
     MIN_BYTES_PER_WORKER,
@@ -33,6 +35,9 @@ from bpe_course.counting.tasks import add_up, count_task
 from bpe_course.pool import run_tasks
 from bpe_course.pretokenize import GPT2_PATTERN
 
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
 __all__ = ["Corpus", "corpus_shape", "count_words"]
 
 
@@ -44,6 +49,7 @@ def count_words(
     counter: str = "pattern",
     pattern: str = GPT2_PATTERN,
     scheduler: str | None = None,
+    progress: bool | None = None,
     on_counted: Callable[[int], None] | None = None,
     min_bytes_per_worker: int = MIN_BYTES_PER_WORKER,
     start_method: str | None = None,
@@ -57,8 +63,8 @@ def count_words(
     ``"pieces"`` (where pieces are not exact, the pattern counts: see
     :mod:`~bpe_course.counting.counters`). ``pattern``: the pretokenizer's pattern (GPT-2's by
     default). ``scheduler``: count on a Dask cluster instead, ``"local"`` or an address (the
-    ``cluster`` extra). ``on_counted``: called with the bytes read as the counting goes (for a
-    progress bar). ``start_method``: ``"spawn"``, ``"fork"`` or ``"forkserver"`` for the pool.
+    ``cluster`` extra). ``progress``: show a bar (bytes read; on Dask, tasks done).
+    ``on_counted``: called with the bytes read as the counting goes. ``start_method``: ``"spawn"``, ``"fork"`` or ``"forkserver"`` for the pool.
 
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -67,31 +73,54 @@ def count_words(
     ...     count_words(path, ["<|endoftext|>"])
     {b'the': 2, b' cat': 1, b' dog': 1}
     """
-    paths = resolve_sources(corpus)
     chosen = choose_counter(counter, special_tokens, pattern)
     if scheduler is not None:
         # Dask's module only when a cluster is asked for: the local path never enters it
         from bpe_course.counting.cluster import count_words_on_cluster
 
         return count_words_on_cluster(
-            paths,
+            corpus,
             special_tokens,
             scheduler=scheduler,
             workers=workers,
             counter=chosen,
             pattern=pattern,
+            progress=progress,
             on_counted=on_counted,
         )
+    paths = resolve_sources(corpus)
     counter_class(chosen)  # its module loaded here, before the pool forks, not once per worker
-    n_workers = effective_workers(
-        sum(p.stat().st_size for p in paths), workers, min_bytes_per_worker
-    )
+    size = sum(path.stat().st_size for path in paths)
+    n_workers = effective_workers(size, workers, min_bytes_per_worker)
     n_tasks = n_workers * TASKS_PER_WORKER[chosen] if n_workers > 1 else 1
     tasks = plan_tasks(paths, special_tokens, chosen, n_tasks, pattern=pattern)
-    results = run_tasks(
-        count_task, tasks, n_workers, start_method=start_method, on_progress=on_counted
-    )
-    return add_up(results)
+    bar = progress_bar(progress, size, "pretokenize", "B")
+    try:
+        results = run_tasks(
+            count_task,
+            tasks,
+            n_workers,
+            start_method=start_method,
+            on_progress=_both(bar, on_counted),
+        )
+        return add_up(results)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _both(
+    bar: tqdm | None, on_counted: Callable[[int], None] | None
+) -> Callable[[int], None] | None:
+    """What the tasks' reports go to: the bar, the caller's function, both or neither."""
+    if bar is None or on_counted is None:
+        return on_counted if bar is None else bar.update
+
+    def report(amount: int) -> None:
+        bar.update(amount)
+        on_counted(amount)
+
+    return report
 
 
 def corpus_shape(word_counts: Mapping[bytes, int]) -> tuple[int, int, float]:

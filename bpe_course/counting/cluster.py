@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bpe_course.bars import progress_bar
 from bpe_course.counting.counters import choose_counter
 from bpe_course.counting.plan import Task, effective_workers, plan_tasks
 from bpe_course.counting.sources import Corpus, resolve_sources
@@ -306,7 +307,7 @@ def map_reduce(
     # pure=False: keys unique to this run, so a file changed since an earlier run is read again
     counting = {client.submit(count_on_worker, task, pure=False): task.size for task in tasks}
     submitted = list(counting)
-    bar = _bar(progress, total=2 * len(submitted) - 1)
+    bar = progress_bar(progress, 2 * len(submitted) - 1, "count + add (Dask)", "task")
     finished = as_completed(submitted)  # yields futures, never their results: nothing gathered
     unpaired: Future | None = None
     try:
@@ -337,14 +338,6 @@ def map_reduce(
         client.cancel([f for f in submitted if not f.done()])
         if bar is not None:
             bar.close()
-
-
-def _bar(enabled: bool | None, total: int):
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm  # the widget's machinery only for a bar asked for
-
-    return tqdm(total=total, unit="task", desc="count + add (Dask)", leave=False)
 
 
 def kill_worker(client: Client, future: Future) -> int:

@@ -158,8 +158,12 @@ def _special_kind(path: Path) -> str | None:
     return next((name for test, name in kinds.items() if test(mode)), "not a file")
 
 
-def describe(paths: Sequence[Path]) -> str:
-    """``"corpus.txt"`` or ``"3 files (a.txt ... c.txt.gz)"``: a corpus named in one message."""
-    if len(paths) == 1:
-        return str(paths[0])
-    return f"{len(paths)} files ({paths[0].name} ... {paths[-1].name})"
+def describe(corpus: Corpus) -> str:
+    """A corpus named in one message, as it was given: ``"corpus.txt"``, ``"data/shards"``, or
+    ``"3 paths (a.txt ... c.txt.gz)"``."""
+    if isinstance(corpus, (str, os.PathLike)):
+        return str(corpus)
+    items = [str(item) for item in corpus]
+    if len(items) == 1:
+        return items[0]
+    return f"{len(items)} paths ({Path(items[0]).name} ... {Path(items[-1]).name})"
