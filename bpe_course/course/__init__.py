@@ -1,5 +1,6 @@
-"""The course around the package: its notebook runner, its widgets, the exercises and their grader,
-and the switches notebooks read.
+"""The course around the package, one subpackage per job: ``runner`` (execute the notebooks),
+``exercises`` (the exercises and their grader), ``widgets`` (what the notebooks show) and
+``publish`` (the handout, the site, the slides); here, the switches notebooks read.
 
 ``quick_mode``, ``unattended`` and ``quiet_child`` live here because every notebook imports them
 first.
