@@ -11,7 +11,7 @@ import pytest
 
 from bpe_course import BPEInputError, Tokenizer, train_bpe
 from bpe_course.course.exercises.cases.train_bpe import Corpus, compare, merges_problem
-from bpe_course.course.exercises.checking import check
+from bpe_course.course.exercises.check import check
 from bpe_course.cs336 import get_tokenizer, run_train_bpe
 
 from .conftest import EOT, stdlib_corpus

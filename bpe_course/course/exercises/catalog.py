@@ -4,7 +4,7 @@ each one's stub and solution are.
 
 Each notebook from 05 to 10 asks for one function of the package; its stub is
 ``notebooks/exercises/NAME.py`` (raising ``NotImplementedError`` until written), graded by
-:func:`bpe_course.course.exercises.checking.check`.
+:func:`bpe_course.course.exercises.check.check`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from bpe_course.course.exercises.cases import (
     rewrite_words,
     train_bpe,
 )
-from bpe_course.course.exercises.grading import Exercise
+from bpe_course.course.exercises.exercise import Exercise
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import notebooks_dir
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bpe_course.course.exercises.grading import Report
+from bpe_course.course.exercises.exercise import Report
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The process the student's code runs in, and the limits it runs inside.
 
-The parent (:mod:`bpe_course.course.exercises.grading`) sends one input at a time; the child calls the
-student's function on it and sends back what it returned, converted to plain data (numbers,
+The parent (:mod:`bpe_course.course.exercises.judge`) sends one input at a time; the child calls
+the student's function on it and sends back what it returned, converted to plain data (numbers,
 strings, bytes, tuples, lists, dicts, sets), or which exception it raised. The parent reads that
 with an unpickler that refuses every class, decides alone whether it is right, and waits for each
 answer no longer than that input's limit, whatever the child sends meanwhile.
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bpe_course.course.exercises.exercise import short
 from bpe_course.course.exercises.watch import called, watch
 
 MEMORY_BYTES = 4 * 2**30  # address space of each graded process: a trainer on 100 kB needs far less
@@ -78,8 +79,6 @@ def plain(value: Any, depth: int = 0) -> Any:
             return kind(plain(item, depth + 1) for item in value)
         if isinstance(value, dict):  # a Counter or defaultdict is a dict here
             return {plain(k, depth + 1): plain(v, depth + 1) for k, v in value.items()}
-    from bpe_course.course.exercises.grading import short
-
     return (OPAQUE_TAG, kind.__name__, short(value))
 
 
@@ -290,8 +289,6 @@ class Sandbox:
 
 
 def garbled(message: Any) -> str:
-    from bpe_course.course.exercises.grading import short
-
     return f"garbled:{short(message, 80)}"
 
 

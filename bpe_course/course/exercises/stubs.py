@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 
 from bpe_course.course.exercises.catalog import EXERCISES, get_exercise
-from bpe_course.course.exercises.grading import Exercise
+from bpe_course.course.exercises.exercise import Exercise
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import notebooks_dir
 

@@ -15,7 +15,7 @@ which the stub, the notebook's prompt, the hint, the grader and the answer key a
   default: equal values of the same type), ``show_result`` (an expected result in a report),
   ``STUB`` (a function whose source the stub is made from instead of the solution's: the
   capstone's, in CS336's shape), and the other fields of
-  :class:`~bpe_course.course.exercises.grading.Exercise`, in capitals when constants.
+  :class:`~bpe_course.course.exercises.exercise.Exercise`, in capitals when constants.
 
 Shared here: ids mostly small, so that repeats and overlaps such as ``0 0 0`` are common, but
 also across the real range (multi-digit, up to a few thousand, and ids whose digits begin with
@@ -29,7 +29,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from bpe_course.course.exercises.grading import call, same_value, short
+from bpe_course.course.exercises.exercise import call, same_value, short
 
 __all__ = ["call", "merge_inputs", "named", "same_value"]
 

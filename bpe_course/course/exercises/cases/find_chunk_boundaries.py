@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from bpe_course.course.exercises.cases import named, same_value
-from bpe_course.course.exercises.grading import short
+from bpe_course.course.exercises.exercise import short
 from bpe_course.pretokenize import END_OF_TEXT, find_chunk_boundaries
 
 NOTEBOOK = "07_v3_parallel"

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from bpe_course.course.exercises.cases import merge_inputs, named
-from bpe_course.course.exercises.grading import call, short
+from bpe_course.course.exercises.exercise import call, short
 from bpe_course.trainers.v2_incremental import pair_count_changes
 
 NOTEBOOK = "06_v2_incremental"

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from bpe_course.course.exercises.cases import pairs
-from bpe_course.course.exercises.grading import short
+from bpe_course.course.exercises.exercise import short
 from bpe_course.trainers.v5_heap import PairKeys, pop_best
 
 NOTEBOOK = "09_v5_heap"

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from bpe_course.course.exercises.cases import ids, named
-from bpe_course.course.exercises.grading import short
+from bpe_course.course.exercises.exercise import short
 from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
 
 NOTEBOOK = "08_v4_inverted_index"

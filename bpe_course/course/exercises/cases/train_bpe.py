@@ -27,7 +27,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from bpe_course import api
-from bpe_course.course.exercises.grading import short
+from bpe_course.course.exercises.exercise import short
 from bpe_course.pretokenize import END_OF_TEXT, count_words_in_text, split_on_special_tokens
 from bpe_course.reference.sennrich import PAPER_EXAMPLE
 from bpe_course.trainers import v5_heap

@@ -1,135 +1,33 @@
-"""The grader's parent side: inputs out, answers in, the verdict decided here.
+"""The parent side of a graded run: inputs out, answers in, the verdict decided here.
 
-The student's code runs in a child process (:mod:`bpe_course.course.exercises.sandbox`) that only ever
-answers "this is what the function returned" or "this is what it raised", as plain data. Everything
-else happens here, in the process that started the check: the package's own answer on the same
-input, the comparison, hypothesis's search and shrinking, every time limit, and the report. So no
-message the child composes can make a check pass: only right answers on every input can.
+The student's code runs in a child process (:mod:`bpe_course.course.exercises.sandbox`) that only
+ever answers "this is what the function returned" or "this is what it raised", as plain data.
+Everything else happens here, in the process that started the check: the package's own answer on
+the same input, the comparison, hypothesis's search and shrinking, every time limit, and the
+report. So no message the child composes can make a check pass: only right answers on every input
+can.
 
 Inputs come in three groups: fixed edge cases (the first one small, so an endless loop is stopped
 on a small input, within seconds), then inputs hypothesis generates (the same on every run, then a
 few new ones, so that a table of answers to the inputs of a past run does not pass; the first
-disagreement shrunk to the smallest), then, for some exercises, big inputs (a corpus of the course's stories) with a time limit
-scaled to their size, and a speed check beside the verdict.
+disagreement shrunk to the smallest), then, for some exercises, big inputs (a corpus of the
+course's stories) with a time limit scaled to their size, and a speed check beside the verdict.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bpe_course.course.exercises.sandbox import Limits, Opaque, Sandbox, Stopped
-from bpe_course.course.exercises.watch import shown
+from bpe_course.course.exercises.exercise import Exercise, Report, short
+from bpe_course.course.exercises.sandbox import Limits, Sandbox, Stopped
 
-REPR_LIMIT = 300  # characters of an input or a result shown in a report
 STARTUP_SECONDS = 60.0  # a fresh interpreter importing the package, on a busy machine
 FRESH_SHARE = 6  # after the fixed-seed inputs, this share of them again, new on each run
-
-
-def call(function: Callable, case: tuple) -> Any:
-    """The default outcome: the function's return value on a copy of the input."""
-    return function(*copy.deepcopy(case))
-
-
-def same_value(case: Any, expected: Any, actual: Any) -> str | None:
-    """The default comparison: equal, and of the same type (a list is not the tuple asked for)."""
-    if type(actual) is type(expected) and actual == expected:
-        return None
-    if type(actual) is not type(expected):
-        return (
-            f"Expected {short(expected)} (a {type(expected).__name__}); yours returned "
-            f"{short(actual)} (a {type(actual).__name__})."
-        )
-    return f"Expected {short(expected)}; yours returned {short(actual)}."
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One exercise, as its module in :mod:`bpe_course.course.exercises.cases` describes it. Every callable
-    is a module-level function, so the whole exercise is sent to the child process as it is (the
-    spawn start method pickles functions by name)."""
-
-    name: str  # the function the student writes, its file's stem and the command's NAME
-    notebook: str  # where the course teaches it
-    summary: str  # one line for ``bpe-course check --list``
-    prompt: str  # what the notebook asks, before the signature (Markdown)
-    hint: str  # shown folded in the notebook, and by ``--hint``
-    # The package's own function, in the signature the student writes: graded against, shown
-    # after the exercise, and the answer key. Its body is marked ``### BEGIN SOLUTION`` ...
-    # ``### END SOLUTION``; the stub is its source with those regions taken out.
-    solution_function: Callable
-    cases: Callable[[], Any]  # () -> a hypothesis strategy of inputs
-    fixed_cases: Callable[[], list]  # () -> edge cases; the first is small (the first call made)
-    show_case: Callable[[Any], str]  # an input as the report names it
-    outcome: Callable[[Callable, Any], Any] = call  # call a function on a copy of an input
-    compare: Callable[[Any, Any, Any], str | None] = same_value  # (input, expected, actual)
-    show_result: Callable[[Any], str] | None = None  # an expected result in a report (else repr)
-    # Whose source the stub is made from, when not the solution's (the capstone: the package's
-    # trainer takes more options than CS336's shape, which the student writes).
-    stub_function: Callable | None = None
-    examples: int = 300  # generated inputs
-    call_seconds: float = 5.0  # one call longer than this is taken for an endless loop
-    total_seconds: float = 120.0  # the whole grading
-    case_seconds: Callable[[Any], float] | None = None  # a limit scaled to the input
-    big_cases: Callable[[], list] | None = None  # after the search: the stories corpus
-    speed: Callable[[Any, float], tuple[bool, str]] | None = None  # (first big case, seconds)
-    # The package's functions that give the whole answer (default: the solution alone): a student's
-    # function that calls one is not graded as theirs (:mod:`bpe_course.course.exercises.watch`).
-    course_answers: Callable[[], tuple[Callable, ...]] | None = None
-
-    @property
-    def answer_function(self) -> Callable:
-        """The student's function, answered: what the stub is made from, the signature the grader
-        calls, and what the solution cell and the answer key show. The stub's own source when
-        there is one (the capstone answers with the exercises put together, not with the
-        package's trainer, which the grader refuses as an answer)."""
-        return self.stub_function or self.solution_function
-
-    def answers(self) -> tuple[Callable, ...]:
-        return self.course_answers() if self.course_answers else (self.solution_function,)
-
-    @property
-    def solution(self) -> str:
-        """Where the solution lives, as a reader imports it: ``bpe_course.trainers.common.merge_word``."""
-        return shown(self.solution_function)
-
-
-@dataclass(frozen=True)
-class Report:
-    """The grader's answer: ``status`` is ``passed``, ``not done`` or ``failed``; ``speed``, when
-    measured, is one more line beside it (not part of the status)."""
-
-    name: str
-    status: str
-    text: str
-    seconds: float | None = None
-    speed: str | None = None
-    fast_enough: bool | None = None
-    hint: str | None = None  # shown on request (``--hint``) when it did not pass
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "passed"
-
-    def __str__(self) -> str:
-        lines = [self.text, self.speed, None if self.hint is None else f"Hint: {self.hint}"]
-        return "\n".join(line for line in lines if line is not None)
-
-    __repr__ = __str__  # a notebook cell ending in check(...) shows the paragraph itself
-
-
-def short(value: Any, limit: int = REPR_LIMIT) -> str:
-    """``repr(value)``, cut to ``limit`` characters, and never raising (it may be a student's)."""
-    try:
-        text = repr(value)
-    except Exception as err:  # a student's object with a broken __repr__
-        text = f"<{type(value).__name__} whose repr raised {type(err).__name__}>"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def grader_failed(err: Exception) -> str:
@@ -466,6 +364,3 @@ def hypothesis_home():
             yield
         finally:
             configuration.set_hypothesis_home_dir(before)
-
-
-__all__ = ["Exercise", "Opaque", "Report", "call", "grade", "same_value", "short"]
