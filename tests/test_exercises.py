@@ -20,10 +20,9 @@ from bpe_course.course.exercises.cases import pop_best as heap_cases
 from bpe_course.course.exercises.cases import rewrite_words as index_cases
 from bpe_course.course.exercises.catalog import EXERCISES, exercise_file
 from bpe_course.course.exercises.check import check
+from bpe_course.course.exercises.hiding import BEGIN, END
 from bpe_course.course.exercises.prompts import exercise_text
 from bpe_course.course.exercises.stubs import (
-    BEGIN,
-    END,
     function_stub,
     stale_stubs,
     stub_imports,

@@ -21,8 +21,8 @@ import pytest
 
 from bpe_course.cli import main
 from bpe_course.course.exercises.catalog import EXERCISES
+from bpe_course.course.exercises.hiding import HIDDEN, hidden_source, replace_regions
 from bpe_course.course.exercises.prompts import show_source_before
-from bpe_course.course.exercises.stubs import replace_regions
 from bpe_course.course.publish.handout import (
     FOLDED,
     FOLDED_TAG,
@@ -31,7 +31,6 @@ from bpe_course.course.publish.handout import (
     write_handout,
 )
 from bpe_course.course.runner.execute import course_notebooks
-from bpe_course.course.widgets.source import HIDDEN, hidden_source
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import HANDOUT_MARKER, REPO_ROOT, notebooks_dir
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import inspect
 
 from bpe_course.course.exercises.catalog import get_exercise
-from bpe_course.course.exercises.stubs import BEGIN, END, function_stub, replace_regions
-from bpe_course.course.widgets.source import HIDDEN, hidden_source
+from bpe_course.course.exercises.hiding import BEGIN, END, HIDDEN, hidden_source, replace_regions
+from bpe_course.course.exercises.stubs import function_stub
 
 HOW = """\
 Write it in `exercises/{name}.py` (open it from JupyterLab's file browser, beside this notebook):

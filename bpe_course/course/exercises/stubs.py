@@ -29,29 +29,11 @@ from types import ModuleType
 
 from bpe_course.course.exercises.catalog import EXERCISES, get_exercise
 from bpe_course.course.exercises.exercise import Exercise
+from bpe_course.course.exercises.hiding import BEGIN, replace_regions
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import notebooks_dir
 
-BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
 OFFERED = "  # noqa: F401 (the course's solution uses it)"
-
-
-def replace_regions(source: str, stub: str) -> str:
-    """``source`` with each ``BEGIN SOLUTION`` ... ``END SOLUTION`` region replaced by ``stub``,
-    indented as the line that opened it."""
-    out, inside = [], False
-    for line in source.split("\n"):
-        if BEGIN in line:
-            indent = line[: len(line) - len(line.lstrip())]
-            out.extend(indent + stub_line for stub_line in stub.split("\n"))
-            inside = True
-        elif END in line:
-            inside = False
-        elif not inside:
-            out.append(line)
-    if inside:
-        raise BPEInputError(f"a {BEGIN} region has no {END}")
-    return "\n".join(out)
 
 
 def function_stub(exercise: Exercise) -> str:
