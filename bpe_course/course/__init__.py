@@ -9,6 +9,7 @@ first.
 from __future__ import annotations
 
 import os
+import sys
 
 QUICK_ENV = "BPE_COURSE_QUICK"
 # Set by the course's runner (``bpe-course course``, the tests) for the kernels it starts: no reader
@@ -31,6 +32,4 @@ def unattended() -> bool:
 def quiet_child() -> None:
     """A pool initializer for the notebooks' failure demos: the child's own traceback goes nowhere
     instead of to the terminal that runs the course (the notebook reports the failure itself)."""
-    import sys
-
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open for the child's whole life)

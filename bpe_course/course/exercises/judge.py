@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hypothesis import HealthCheck, Phase, Verbosity, configuration, given, settings
+
 from bpe_course.course.exercises.exercise import Exercise, Report, short
 from bpe_course.course.exercises.sandbox import Limits, Sandbox, Stopped
 
@@ -204,8 +206,6 @@ class Grading:
 
         hypothesis derives its fixed seed from the source of ``agrees`` below: an edit there
         changes every generated input, and so the counterexamples the reports (and tests) name."""
-        from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-
         found: list[Failure] = []
 
         def agrees(case: Any) -> None:
@@ -355,8 +355,6 @@ class Grading:
 @contextlib.contextmanager
 def hypothesis_home():
     """hypothesis's caches in a scratch folder, never the student's; the old setting restored."""
-    from hypothesis import configuration
-
     before = getattr(configuration, "__hypothesis_home_directory", None)
     with tempfile.TemporaryDirectory(prefix="bpe-course-check-") as scratch:
         configuration.set_hypothesis_home_dir(scratch)

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bpe_course.course.exercises.sandbox import explain
+
 
 @dataclass(frozen=True)
 class StudentFile:
@@ -28,8 +30,6 @@ class StudentFile:
         return os.path.realpath(self.path)
 
     def __call__(self) -> Callable | str:
-        from bpe_course.course.exercises.sandbox import explain
-
         # Importable by its own name from its own folder: its helper modules import, and a process
         # pool it starts (spawn pickles functions by module name) finds its worker functions.
         sys.path.insert(0, os.path.dirname(self.student_file))

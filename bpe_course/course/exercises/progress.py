@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bpe_course.course.exercises.catalog import EXERCISES
 from bpe_course.course.exercises.exercise import Report
 
 
@@ -19,8 +20,6 @@ class Progress:
         return all(report.passed for report in self.reports)
 
     def next_step(self) -> str:
-        from bpe_course.course.exercises.catalog import EXERCISES
-
         for report in self.reports:
             if report.passed:
                 continue

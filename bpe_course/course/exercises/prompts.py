@@ -5,7 +5,10 @@ it (:func:`show_solution`, in a cell tagged ``solution`` that the student handou
 
 from __future__ import annotations
 
+import importlib
 import inspect
+
+from IPython.display import Code, Markdown, display
 
 from bpe_course.course.exercises.catalog import get_exercise
 from bpe_course.course.exercises.hiding import BEGIN, END, HIDDEN, hidden_source, replace_regions
@@ -40,16 +43,12 @@ def exercise_text(name: str) -> str:
 
 def show_exercise(name: str) -> object:
     """The notebook's cell that asks for exercise ``name``: its text, rendered as Markdown."""
-    from IPython.display import Markdown
-
     return Markdown(exercise_text(name))
 
 
 def show_source_before(obj, exercise: str) -> object:
     """``obj``'s source as a notebook shows it before ``exercise``: the function the exercise
     asks for (its solution), where that source defines it, printed as one placeholder line."""
-    from IPython.display import Code
-
     # the solution's own definition, and any marked region of the code shown (a loop that
     # writes the answer out, as V2's does)
     hidden = hidden_source(
@@ -63,10 +62,6 @@ def show_solution(exercise: str, *also: str) -> object:
     """The course's own answer to ``exercise``: for the cell after the exercise, tagged
     ``solution`` (the student handout leaves it out). ``also``: dotted names of more code that
     holds the answer (a loop that writes it out), shown after it. The solution marks are left out."""
-    import importlib
-
-    from IPython.display import Code, display
-
     shown = [get_exercise(exercise).answer_function]
     for name in also:
         module, _, attribute = name.rpartition(".")

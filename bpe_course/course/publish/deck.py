@@ -18,6 +18,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import nbformat
+from nbconvert import SlidesExporter
+
 from bpe_course.course.publish.slides import slide_count, slide_type
 from bpe_course.course.publish.static_widgets import CANVAS_FIGURES, freeze_widgets
 from bpe_course.course.runner.execute import course_notebooks
@@ -94,8 +97,6 @@ def _copy_reveal(reveal: Path, out_dir: Path) -> None:
 
 
 def _exporter():
-    from nbconvert import SlidesExporter
-
     exporter = SlidesExporter(
         template_name="reveal_offline", extra_template_basedirs=[str(TEMPLATES)]
     )
@@ -116,8 +117,6 @@ def prepare_deck(notebook, stem: str) -> None:
 
 def export_deck(path: Path, out_dir: Path, figures: Path) -> Path:
     """One notebook's deck, ``out_dir/NN_name.html``."""
-    import nbformat
-
     notebook = nbformat.read(path, as_version=4)
     figure = CANVAS_FIGURES.get(path.name)
     freeze_widgets(notebook, path.name, figures / figure if figure else None)
@@ -130,8 +129,6 @@ def export_deck(path: Path, out_dir: Path, figures: Path) -> Path:
 
 def walkthrough_notebook(figures: Path):
     """The walkthrough deck's notebook: a title, then one key figure a slide (those present)."""
-    import nbformat
-
     cells = [
         nbformat.v4.new_markdown_cell(
             "# bpe_course: the walkthrough\n\nThe course's key figures, one a slide, in the order "

@@ -15,6 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
+import pandas as pd
+
 from bpe_course.course.publish.static_widgets import CANVAS_FIGURES, freeze_widgets
 from bpe_course.course.runner.execute import course_notebooks
 from bpe_course.paths import figures_dir, notebooks_dir
@@ -117,8 +120,6 @@ def stage_site(
 
 
 def _stage_notebook(path: Path, target: Path, figures: Path | None) -> None:
-    import nbformat
-
     notebook = nbformat.read(path, as_version=4)
     name = CANVAS_FIGURES.get(path.name)
     freeze_widgets(notebook, path.name, (figures or figures_dir()) / name if name else None)
@@ -127,8 +128,6 @@ def _stage_notebook(path: Path, target: Path, figures: Path | None) -> None:
 
 def _stage_results(stage: Path) -> None:
     """A page that links every stored result (``notebooks/results/*.csv``) for download."""
-    import pandas as pd
-
     folder = stage / "results"
     folder.mkdir()
     lines = [

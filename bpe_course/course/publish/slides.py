@@ -20,6 +20,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
+
+from bpe_course.course.runner.execute import course_notebooks
+
 SLIDE_TYPES = ("slide", "subslide", "fragment", "-", "skip", "notes")
 DEFAULT = "skip"
 
@@ -126,8 +130,6 @@ def apply_slides(path: Path) -> bool:
     Only ``metadata.slideshow`` of each cell is touched: sources, outputs and ids stay as they are,
     so the notebook's JSON differs only where a slide type changed.
     """
-    import nbformat
-
     notebook = nbformat.read(path, as_version=4)
     changed = False
     for cell in notebook.cells:
@@ -142,8 +144,6 @@ def apply_slides(path: Path) -> bool:
 
 def apply_all(folder: Path | None = None) -> list[Path]:
     """Apply the table to every course notebook; return the ones that changed."""
-    from bpe_course.course.runner.execute import course_notebooks
-
     return [path for path in course_notebooks(folder) if apply_slides(path)]
 
 

@@ -14,6 +14,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from tqdm.auto import tqdm
+from traitlets.config import Config
+
 from bpe_course.course import QUICK_ENV, UNATTENDED_ENV
 from bpe_course.paths import build_dir, notebooks_dir
 
@@ -39,16 +45,11 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
     If a cell raises, the copy is saved up to that cell (its traceback included) and
     :class:`NotebookFailed` names the notebook, the cell and the error in one line.
     """
-    import nbformat
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-
     notebook = nbformat.read(path, as_version=4)
     code_cells = sum(cell.cell_type == "code" for cell in notebook.cells)
     started: list[int] = []  # indices of the code cells begun, to name the one that failed
     bar = None
     if progress:
-        from tqdm.auto import tqdm
-
         bar = tqdm(total=code_cells, desc=path.name, unit="cell", leave=False)
     client = notebook_client(
         notebook,
@@ -80,8 +81,6 @@ def run_notebook(path: Path, out_dir: Path, timeout: int = 1800, progress: bool 
 def notebook_client(notebook, path: Path, timeout: int, on_cell_start, on_cell_executed):
     """An nbclient client for ``notebook`` read from ``path``: its kernel starts in the notebook's
     folder, with channels that notice a dead kernel (:func:`_client_config`)."""
-    from nbclient import NotebookClient
-
     return NotebookClient(
         notebook,
         timeout=timeout,
@@ -95,8 +94,6 @@ def notebook_client(notebook, path: Path, timeout: int, on_cell_start, on_cell_e
 
 def _what_failed(error: Exception, timeout: int) -> str:
     """A failed cell's error, a dead kernel or a cell past ``timeout``, in a few words."""
-    from nbclient.exceptions import CellExecutionError, DeadKernelError
-
     if isinstance(error, CellExecutionError):
         return f"{error.ename}: {error.evalue}"
     if isinstance(error, DeadKernelError):
@@ -105,9 +102,7 @@ def _what_failed(error: Exception, timeout: int) -> str:
 
 
 def _client_config():
-    """Kernel clients whose channels re-check their socket every second (``course_client``)."""
-    from traitlets.config import Config
-
+    """Kernel clients whose channels re-check their socket every second (``kernel_client``)."""
     config = Config()
     config.AsyncKernelManager.client_class = (
         "bpe_course.course.runner.kernel_client.RecheckingKernelClient"

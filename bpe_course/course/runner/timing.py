@@ -23,9 +23,12 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pandas as pd
+from nbclient.exceptions import CellExecutionError
 
 from bpe_course.course import QUICK_ENV
+from bpe_course.course.runner.execute import notebook_client
 
 WORDS_PER_MINUTE = 200
 
@@ -39,11 +42,6 @@ def time_notebook(
 
     A cell that raises stops the run with :class:`RuntimeError` naming the notebook and the cell.
     """
-    import nbformat
-    from nbclient.exceptions import CellExecutionError
-
-    from bpe_course.course.runner.execute import notebook_client
-
     notebook = nbformat.read(path, as_version=4)
     started: dict[int, float] = {}
     rows: list[dict] = []
@@ -81,8 +79,6 @@ def _first_line(source: str) -> str:
 
 def markdown_words(path: Path) -> int:
     """Words in the notebook's markdown cells (HTML tags and link targets not counted)."""
-    import nbformat
-
     notebook = nbformat.read(path, as_version=4)
     text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     text = re.sub(r"<[^>]+>", " ", text)  # <details>, <summary>: markup, not words

@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from bpe_course.reference.sennrich import PAPER_EXAMPLE
-from bpe_course.trainers.common import Pair, Vocab, tie_break_key
+from bpe_course.trainers.common import (
+    Pair,
+    Vocab,
+    initial_vocab,
+    record_merge,
+    tie_break_key,
+    words_as_ids,
+)
+from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
+from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best, push_changes
 
 # Sennrich et al.'s example (notebook 03) as the byte-level trainers see it: bytes, no ``</w>``.
 FOUR_WORDS: dict[bytes, int] = {
@@ -120,10 +129,6 @@ def heap_states(
     a stepper. Each state: ``heap`` (the printout), ``merge`` (what happened), running totals of
     ``pushes``, ``stale_pops`` and ``compactions``. A low ``compaction_factor`` makes the small
     example compact, so every event of the heap's life shows up in a few merges."""
-    from bpe_course.trainers.common import initial_vocab, record_merge, words_as_ids
-    from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
-    from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best, push_changes
-
     vocab, merged = initial_vocab(), []
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)

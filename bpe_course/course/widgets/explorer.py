@@ -14,6 +14,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
+import ipywidgets as w
 import pandas as pd
 
 from bpe_course.bench.results import (
@@ -26,6 +27,7 @@ from bpe_course.bench.results import (
     summary,
     with_runs,
 )
+from bpe_course.corpora.datasets import DATASETS, parse_size, size_label
 from bpe_course.course.widgets.live_figure import (
     CANVAS_STYLE,
     live_figure,
@@ -33,7 +35,11 @@ from bpe_course.course.widgets.live_figure import (
     window_size,
 )
 from bpe_course.course.widgets.measuring import Job, Measuring, Runner, measure_cell
+from bpe_course.errors import BPEInputError
+from bpe_course.files import write_atomically
+from bpe_course.paths import build_dir, data_dir, figures_dir
 from bpe_course.plots import version_label
+from bpe_course.trainers import ALL_TRAINERS
 
 READOUT_HINT = "<i>point at a marker to read its values</i>"
 
@@ -58,8 +64,6 @@ class Explorer:
         measured_csv: Path | None = None,
         interactive: bool | None = None,
     ) -> None:
-        import ipywidgets as w
-
         self.table = with_runs(table)  # a table not read by load_results (tests, scripts)
         self.runner = runner
         self.measured_csv = measured_csv
@@ -70,19 +74,19 @@ class Explorer:
         self._notice = ""  # the answer to the last action, until the selection changes
         self._quiet = False  # options being replaced: no redraw for the transient values
         versions = _ordered_versions(set(self.table["version"]) | set(_versions_available()))
-        self._corpus_controls(w)
-        self._version_controls(w, versions)
-        self._time_controls(w, versions)
-        self._action_controls(w)
+        self._corpus_controls()
+        self._version_controls(versions)
+        self._time_controls(versions)
+        self._action_controls()
         self.figure, self.canvas = live_figure(interactive)
         self._connect()
         self.window = window_size(self._fit) if not isinstance(self.canvas, w.Output) else None
-        self.widget = self._layout(w)
+        self.widget = self._layout()
         self.redraw()
 
     # --- the controls ---------------------------------------------------------------------------
 
-    def _corpus_controls(self, w) -> None:
+    def _corpus_controls(self) -> None:
         """Corpora, sizes and runs; the first figure shows something: the two smallest sizes
         measured on the first corpus."""
         table = self.table
@@ -92,17 +96,15 @@ class Explorer:
         first = [c for c in ("stories",) if c in set(table["corpus"])] or corpora[:1]
         measured = table[table["corpus"].isin(first)]
         shown = sorted(set(zip(measured["size_bytes"], measured["size"]))) or sizes
-        self.corpus = _list(w, corpora, first)
-        self.size = _list(
-            w, [(label, int(b)) for b, label in sizes], [int(b) for b, _ in shown[:2]]
-        )
+        self.corpus = _list(corpora, first)
+        self.size = _list([(label, int(b)) for b, label in sizes], [int(b) for b, _ in shown[:2]])
         self.add_size = w.Text(
             placeholder="add a size: 2MB", continuous_update=False, layout=_width(170)
         )
-        self.runs = _list(w, runs, runs, width=370)
+        self.runs = _list(runs, runs, width=370)
         self.pool = w.Checkbox(value=False, description="pool the runs' repeats", indent=False)
 
-    def _version_controls(self, w, versions: list[str]) -> None:
+    def _version_controls(self, versions: list[str]) -> None:
         """Vocab sizes (stops only on the grids' sizes: a range never falls between two of them,
         more typed in) and versions (a reader's own trainer typed in)."""
         vocabs = sorted(int(v) for v in self.table["vocab_size"].unique()) or [300, 5000]
@@ -120,14 +122,14 @@ class Explorer:
             layout=_width(330),
         )
         default_versions = [v for v in ("v4", "v5") if v in versions] or versions[:2]
-        self.version = _list(w, [(version_title(v), v) for v in versions], default_versions)
+        self.version = _list([(version_title(v), v) for v in versions], default_versions)
         self.own_trainer = w.Text(
             placeholder="your trainer: module:function",
             continuous_update=False,
             layout=_width(230),
         )
 
-    def _time_controls(self, w, versions: list[str]) -> None:
+    def _time_controls(self, versions: list[str]) -> None:
         """Which time, in seconds or as a ratio to a version, on which axes' scale."""
         self.metric = w.ToggleButtons(
             options=[("merge loop", "merge_s"), ("end to end", "total_s")],
@@ -147,7 +149,7 @@ class Explorer:
             value=False, description="log time", indent=False, layout=_width(100)
         )
 
-    def _action_controls(self, w) -> None:
+    def _action_controls(self) -> None:
         """The buttons (presentation, controls, measure, cancel, save) and the read-outs."""
         self.presentation = w.ToggleButton(
             value=False,
@@ -199,11 +201,11 @@ class Explorer:
         if hasattr(self.figure.canvas, "mpl_connect"):
             self.figure.canvas.mpl_connect("motion_notify_event", self._hover)
 
-    def _layout(self, w):
+    def _layout(self):
         """A band of controls that wraps on a narrow screen (every list box tall enough to show
         all its items) and can be hidden, a line with the status, then the figure, which fills
         the room left below it (the ``window`` widget measures it)."""
-        self.band = self._band(w)
+        self.band = self._band()
         self.show_controls.observe(
             lambda change: setattr(self.band.layout, "display", None if change.new else "none"),
             names="value",
@@ -220,14 +222,13 @@ class Explorer:
         root.add_class("bpe-explorer")
         return root
 
-    def _band(self, w):
+    def _band(self):
         """The controls in four titled columns: corpus and size, versions, runs, vocab and time."""
         return w.HBox(
             [
-                _column(w, "corpus and size", self.corpus, self.size, self.add_size),
-                _column(w, "versions", self.version, self.own_trainer),
+                _column("corpus and size", self.corpus, self.size, self.add_size),
+                _column("versions", self.version, self.own_trainer),
                 _column(
-                    w,
                     "runs (grid, machine)",
                     self.runs,
                     self.pool,
@@ -236,7 +237,6 @@ class Explorer:
                     w.HBox([self.save_figure_button, self.save_table_button]),
                 ),
                 _column(
-                    w,
                     "vocab size and time",
                     self.vocab,
                     self.add_vocab,
@@ -370,9 +370,6 @@ class Explorer:
             self._quiet = False
 
     def _add_size(self) -> None:
-        from bpe_course.corpora.datasets import parse_size, size_label
-        from bpe_course.errors import BPEInputError
-
         if not self.add_size.value.strip():
             return
         try:
@@ -391,7 +388,6 @@ class Explorer:
         """A reader's trainer (``module:function``, CS336's signature) becomes a version to
         measure beside the course's: checked first, so a typo is a message, not a failed run."""
         from bpe_course.bench.libraries import load_trainer
-        from bpe_course.errors import BPEInputError
 
         spec = self.own_trainer.value.strip()
         if not spec:
@@ -472,9 +468,6 @@ class Explorer:
         return paths
 
     def save_table(self, name: str = "explorer") -> Path:
-        from bpe_course.files import write_atomically
-        from bpe_course.paths import figures_dir
-
         path = figures_dir() / f"{name}.csv"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, select(self.table, self.selection()).to_csv(index=False))
@@ -486,8 +479,6 @@ class Explorer:
 def course_explorer(measured_csv: Path | None = None, **options) -> Explorer:
     """The explorer over every stored grid and every run of the reader's (``build/bench``);
     cells measured here go to ``build/bench/explorer.csv``, never into the stored grids."""
-    from bpe_course.paths import build_dir
-
     measured_csv = measured_csv or build_dir() / "bench" / "explorer.csv"
     return Explorer(load_results(stored_result_files()), measured_csv=measured_csv, **options)
 
@@ -496,9 +487,6 @@ def course_explorer(measured_csv: Path | None = None, **options) -> Explorer:
 
 
 def _corpora_available() -> set[str]:
-    from bpe_course.corpora.datasets import DATASETS
-    from bpe_course.paths import data_dir
-
     found = {"stories", "wide"}
     if (data_dir() / DATASETS["tinystories-valid"].filename).exists():
         found.add("tinystories")
@@ -509,7 +497,6 @@ def _versions_available() -> list[str]:
     """The course's trainers, the reference designs, and the libraries installed (``hf``,
     ``rustbpe``, from the ``bench`` extra): anything the harness can measure by name."""
     from bpe_course.bench.libraries import LIBRARIES, library_available
-    from bpe_course.trainers import ALL_TRAINERS
 
     return [*ALL_TRAINERS, *(name for name in LIBRARIES if library_available(name))]
 
@@ -517,8 +504,6 @@ def _versions_available() -> list[str]:
 def version_title(version: str) -> str:
     """A version as the course names it in a list: the registry's title ("V5 heap", "post's V5,
     GC off"), a library's name, or a reader's ``module:function`` marked as theirs."""
-    from bpe_course.trainers import ALL_TRAINERS
-
     if version in ALL_TRAINERS:
         return ALL_TRAINERS[version].title
     if ":" in version:
@@ -528,18 +513,16 @@ def version_title(version: str) -> str:
 
 def _ordered_versions(versions: set[str]) -> list[str]:
     """The course's versions in the course's order, then the references, libraries, others."""
-    from bpe_course.trainers import ALL_TRAINERS
-
     known = [v for v in ALL_TRAINERS if v in versions]
     return known + sorted(versions - set(known))
 
 
-def _column(w, title: str, *children):
+def _column(title: str, *children):
     """Controls one above the other, under a bold title."""
     return w.VBox([w.HTML(f"<b>{title}</b>"), *children])
 
 
-def _list(w, options: list, value: list, width: int = 230):
+def _list(options: list, value: list, width: int = 230):
     """A list box tall enough to show every item: what is selected is seen without scrolling."""
     return w.SelectMultiple(
         options=options, value=value, rows=max(len(options), 1), layout=_width(width)
@@ -555,6 +538,4 @@ def _numbers(text: str) -> list[int]:
 
 
 def _width(pixels: int):
-    import ipywidgets as w
-
     return w.Layout(width=f"{pixels}px")

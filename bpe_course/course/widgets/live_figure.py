@@ -6,6 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import ipywidgets as w
+from IPython import get_ipython
+from IPython.display import display
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
 # ipympl lays its toolbar over the figure (position: absolute), where it hides the first panel's
 # title or label: here it takes its own room above the figure.
 CANVAS_STYLE = """
@@ -17,16 +23,13 @@ CANVAS_STYLE = """
 def live_figure(interactive: bool | None):
     """A figure and what shows it: an ipympl canvas (zoom, pan, hover) when ipympl works in this
     kernel, else an Output that shows the figure as a picture."""
-    import ipywidgets as w
-    from matplotlib.figure import Figure
-
     from bpe_course.plots import style
 
     figure = Figure(figsize=(style.MAX_WIDTH, 6.0), dpi=style.DPI)
     if interactive is None:
         interactive = in_kernel()
     if interactive:
-        try:
+        try:  # ipympl's backend, only where a kernel shows its canvas (else the picture below)
             from ipympl.backend_nbagg import new_figure_manager_given_figure
 
             manager = new_figure_manager_given_figure(id(figure), figure)
@@ -39,17 +42,11 @@ def live_figure(interactive: bool | None):
             return figure, manager.canvas
         except ImportError:
             pass
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
     FigureCanvasAgg(figure)
     return figure, w.Output()
 
 
 def in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
     shell = get_ipython()
     return shell is not None and getattr(shell, "kernel", None) is not None
 
@@ -57,11 +54,7 @@ def in_kernel() -> bool:
 def show_figure(figure, canvas, now: bool = False) -> None:
     """Show the redrawn figure. From the measuring thread, draw at once: a deferred draw is
     scheduled on the kernel's event loop, which runs it only when the notebook next wakes up."""
-    import ipywidgets as w
-
     if isinstance(canvas, w.Output):
-        from IPython.display import display
-
         with canvas:
             canvas.clear_output(wait=True)
             display(figure)
@@ -74,7 +67,7 @@ def show_figure(figure, canvas, now: bool = False) -> None:
 def window_size(on_change: Callable[[int, int], None]):
     """The browser's room for the figure, reported to ``on_change``; None without anywidget
     (the figure then keeps its default size)."""
-    try:
+    try:  # anywidget's JavaScript measures the window; without it, the default size
         from bpe_course.course.widgets.window import WindowSize
     except ImportError:
         return None

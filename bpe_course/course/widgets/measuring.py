@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from bpe_course.corpora.datasets import course_corpus
+
 Cell = tuple[str, int, int, str]  # corpus, size in bytes, vocab size, version
 Runner = Callable[[Cell, threading.Event], dict]
 
@@ -24,7 +26,6 @@ def measure_cell(
     ``cancel`` kills the run under way."""
     from bpe_course.bench.harness import cell_columns, run_cell
     from bpe_course.bench.machine import context
-    from bpe_course.corpora.datasets import course_corpus
 
     corpus, size_bytes, vocab, version = cell
     path = course_corpus(size_bytes, corpus)

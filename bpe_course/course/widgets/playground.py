@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+import ipywidgets as w
+
 # Strong enough to tell apart side by side, light enough for black text (WCAG contrast > 7).
 TOKEN_COLOURS = ["#9ecae1", "#fdae6b", "#a1d99b", "#d9b3ff", "#fdd0a2", "#c6dbef"]
 ALTERNATIVE_COLOURS = {
@@ -80,8 +82,6 @@ def pieces_html(pieces: Sequence[tuple[str, str]]) -> str:
 
 def pretokenizer_highlighter(initial: str = 'She said: "I\'ll pay $12.50 for 3 cakes!"   Then\n'):
     """Type text; see which of the six alternatives of GPT-2's pattern took each pretoken."""
-    import ipywidgets as w
-
     from bpe_course.pretokenize import which_alternative
 
     box = w.Textarea(value=initial, description="text:", layout=w.Layout(width="90%", height="5em"))
@@ -101,8 +101,6 @@ def tokenizer_playground(
 ):
     """Type text, pick one of ``tokenizers`` (by vocab size): its tokens with ids, the counts and
     bytes per token, and the pretokens of GPT-2's and GPT-4's patterns side by side."""
-    import ipywidgets as w
-
     from bpe_course.pretokenize import CL100K_NAMED, which_alternative
 
     sizes = sorted(tokenizers)

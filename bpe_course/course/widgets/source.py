@@ -7,6 +7,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable
 
+from IPython.display import Code
+
 from bpe_course.course.exercises.hiding import hidden_source
 
 
@@ -17,6 +19,4 @@ def show_source(obj, hide: Iterable[str] = ()) -> object:
     line instead, so a notebook can show a trainer before the exercise that asks for one of its
     functions (:func:`bpe_course.course.exercises.prompts.show_source_before`).
     """
-    from IPython.display import Code
-
     return Code(hidden_source(inspect.getsource(obj), hide), language="python")

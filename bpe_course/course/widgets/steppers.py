@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import html
 
+import ipywidgets as w
+import matplotlib.pyplot as plt
+from IPython.display import display
+
+from bpe_course.course.widgets.by_hand import heap_states, plural
+from bpe_course.reference.sennrich import PAPER_EXAMPLE, greatest_pair, steps
+
 
 def show_and_close(fig) -> None:
     """Display ``fig`` and free it: a widget redraws often, and pyplot keeps every figure it made
     until it is closed (only the inline backend's ``show`` closes them for us)."""
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-
     display(fig)
     plt.close(fig)
 
@@ -28,8 +32,6 @@ def stepper_html(state, limit: int | None = None) -> str:
     Symbols are escaped: the end-of-word marker ``</w>`` would otherwise vanish as a tag. When
     the stepper stopped at its ``limit`` of merges with pairs left, it says so and names the
     pair that would come next."""
-    from bpe_course.reference.sennrich import greatest_pair
-
     rows = "".join(
         f"<tr><td>{count}</td><td>"
         + " ".join(f"<code>{html.escape(symbol)}</code>" for symbol in symbols)
@@ -53,10 +55,6 @@ def pair_counts_figure(state, limit: int | None = None):
     """The stepper's bar chart of one step: the pair counts, most frequent first, the pair merged
     next in red. After the last step shown (the stepper's ``limit``), red is the pair that would
     come next, and the title says so; with no pair left there is no figure (``None``)."""
-    import matplotlib.pyplot as plt
-
-    from bpe_course.reference.sennrich import greatest_pair
-
     if not state.pair_counts:
         return None
     ranked = sorted(state.pair_counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:15]
@@ -84,18 +82,12 @@ def pair_counts_figure(state, limit: int | None = None):
 
 def sennrich_stepper(word_counts: dict[str, int] | None = None, merges: int = 10):
     """Step through Algorithm 1 merge by merge: the words with their symbols, the pair counts."""
-    import ipywidgets as w
-
-    from bpe_course.reference.sennrich import PAPER_EXAMPLE, steps
-
     states = steps(word_counts or PAPER_EXAMPLE, merges)
     slider = _step_slider(len(states) - 1, "merges done:")
     back, forward = _step_buttons(slider)
     out = w.Output()
 
     def redraw(_=None) -> None:
-        from IPython.display import display
-
         state = states[slider.value]
         with out:
             out.clear_output(wait=True)
@@ -115,10 +107,6 @@ def sennrich_stepper(word_counts: dict[str, int] | None = None, merges: int = 10
 def heap_stepper(merges: int = 8, compaction_factor: float = 1.5):
     """Step through V5's heap on the four words: before each merge the entries in pop order (live
     or stale), then what the merge did: stale pops, push-backs, pushes, a compaction."""
-    import ipywidgets as w
-
-    from bpe_course.course.widgets.by_hand import heap_states, plural
-
     states = heap_states(merges=merges, compaction_factor=compaction_factor)
     slider = _step_slider(len(states), "merge:", first=1)
     back, forward = _step_buttons(slider)
@@ -143,8 +131,6 @@ def heap_stepper(merges: int = 8, compaction_factor: float = 1.5):
 
 
 def _step_slider(last: int, label: str, first: int = 0):
-    import ipywidgets as w
-
     return w.IntSlider(
         first,
         first,
@@ -157,8 +143,6 @@ def _step_slider(last: int, label: str, first: int = 0):
 
 
 def _step_buttons(slider):
-    import ipywidgets as w
-
     back, forward = w.Button(description="◀ previous"), w.Button(description="next ▶")
     back.on_click(lambda _: setattr(slider, "value", max(slider.min, slider.value - 1)))
     forward.on_click(lambda _: setattr(slider, "value", min(slider.max, slider.value + 1)))

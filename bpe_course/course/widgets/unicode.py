@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import unicodedata
 
+import ipywidgets as w
 import pandas as pd
+import regex
+
+from bpe_course.course.widgets.by_hand import plural
 
 
 def byte_table(text: str) -> pd.DataFrame:
@@ -33,16 +37,12 @@ BYTE_ROWS = 40  # code points shown in the table (whole characters only); the su
 def characters(text: str) -> list[str]:
     """``text`` cut into what a reader sees as characters: grapheme clusters, as the `regex`
     module's ``\\X`` matches them (the definition notebook 02 uses)."""
-    import regex
-
     return regex.findall(r"\X", text)
 
 
 def byte_summary(text: str, rows: int = BYTE_ROWS) -> tuple[str, list[str]]:
     """The explorer's counts line as HTML, and the characters its table shows: whole characters,
     as many as fit in ``rows`` code points (at least one)."""
-    from bpe_course.course.widgets.by_hand import plural
-
     clusters = characters(text)
     shown, points = [], 0
     for cluster in clusters:
@@ -67,8 +67,6 @@ def byte_summary(text: str, rows: int = BYTE_ROWS) -> tuple[str, list[str]]:
 
 def byte_explorer(initial: str = "héllo, wörld 😀 中文"):
     """Type text, see each code point and its bytes, grouped by the character it belongs to."""
-    import ipywidgets as w
-
     box = w.Text(value=initial, description="text:", layout=w.Layout(width="60%"))
     summary, table = w.HTML(), w.HTML()
 

@@ -18,19 +18,23 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from hypothesis import assume
 from hypothesis import strategies as st
 
+import bpe_course.reference  # noqa: F401 (registers the posts' trainers, for course_answers)
 from bpe_course import api
+from bpe_course.corpora.generate import write_generated
 from bpe_course.course.exercises.exercise import short
 from bpe_course.pretokenize import END_OF_TEXT, count_words_in_text, split_on_special_tokens
 from bpe_course.reference.sennrich import PAPER_EXAMPLE
-from bpe_course.trainers import v5_heap
+from bpe_course.trainers import ALL_TRAINERS, v5_heap
 from bpe_course.trainers.common import merge_word
 
 NOTEBOOK = "10_fast_max"
@@ -106,8 +110,6 @@ class Corpus:
 
 def stories_corpus() -> Corpus:
     """The first whole stories of the course's generated corpus (seed 0), up to STORIES_BYTES."""
-    from bpe_course.corpora.generate import write_generated
-
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "stories.txt"
         write_generated(path, STORIES_BYTES, "stories", STORIES_SEED)
@@ -166,9 +168,6 @@ STUB = train_bpe
 def course_answers() -> tuple:
     """The package's trainers, whole: its API and every registered merge loop (calling one is
     not writing the trainer; the pieces, merge_word and the rest, are the student's to call)."""
-    import bpe_course.reference  # noqa: F401 (registers the posts' trainers)
-    from bpe_course.trainers import ALL_TRAINERS
-
     loops = dict.fromkeys(trainer.merge_loop for trainer in ALL_TRAINERS.values())
     return (api.train_bpe, *loops)
 
@@ -228,9 +227,6 @@ def case_seconds(case: tuple) -> float:
 
 def speed(case: tuple, seconds: float) -> tuple[bool, str]:
     """CS336's speed test, against the course's V1 timed now on the same input (best of two)."""
-    import time
-    from functools import partial
-
     v1 = partial(api.train_bpe, version="v1")
     times = []
     for _ in range(2):
