@@ -38,7 +38,7 @@ slides: $(VENV)/.installed-slides
 
 # The exercises' stubs (notebooks/exercises/), made from the package's solutions.
 stubs: $(STAMP)
-	$(BIN)/python -m bpe_course.course.stubs
+	$(BIN)/python -m bpe_course.course.exercises.stubs
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

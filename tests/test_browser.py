@@ -644,7 +644,7 @@ STATIC_ARTIFACTS = REPO_ROOT / "test-artifacts"
 @pytest.fixture(scope="module")
 def quick_build(tmp_path_factory):
     """The quick notebooks executed once for both the site and the slides, and their figures."""
-    from bpe_course.course.runner import run_notebook
+    from bpe_course.course.runner.execute import run_notebook
 
     root = tmp_path_factory.mktemp("static")
     names = ("BPE_COURSE_QUICK", "BPE_COURSE_FIGURES", "BPE_COURSE_DATA", "BPE_COURSE_CORPUS")
@@ -727,7 +727,7 @@ BROKEN_IMAGES_JS = """async () => {
 def test_site_renders_offline(quick_build) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     pytest.importorskip("myst_nb", reason="the site needs the site extra")
-    from bpe_course.course.site import build_site
+    from bpe_course.course.publish.site import build_site
 
     out = quick_build / "site"
     missing = build_site(quick_build / "executed", out, figures=quick_build / "figures")
@@ -788,8 +788,8 @@ REVEAL_STATE_JS = """() => window.Reveal && Reveal.isReady() ? {
 
 def test_slides_render_offline(quick_build) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
-    from bpe_course.course.deck import build_slides, reveal_dir
-    from bpe_course.course.slides import slide_count
+    from bpe_course.course.publish.deck import build_slides, reveal_dir
+    from bpe_course.course.publish.slides import slide_count
 
     reveal = reveal_dir()
     if not (reveal / "dist" / "reveal.js").is_file():

@@ -25,7 +25,7 @@ LAYOUT_JS = """() => {
 
 def test_chips_wrap_inside_a_narrow_column() -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
-    from bpe_course.course.playground import pieces_html, token_html
+    from bpe_course.course.widgets.playground import pieces_html, token_html
     from bpe_course.pretokenize import which_alternative
 
     text = "Once upon a time, a curious cat saw 42 élans in the café, and then it ran away. " * 3

@@ -3,7 +3,7 @@ words, do what the merge loops do, and the printouts show what the notebooks say
 
 from __future__ import annotations
 
-from bpe_course.course.by_hand import (
+from bpe_course.course.widgets.by_hand import (
     FOUR_WORDS,
     show_changes,
     show_count_to_pairs,
@@ -44,7 +44,7 @@ def test_v5_stages_make_the_loops_merges_with_a_stale_pop_and_a_push_back() -> N
 def test_heap_printouts_say_one_push_not_one_pushes() -> None:
     import re
 
-    from bpe_course.course.by_hand import heap_states, plural
+    from bpe_course.course.widgets.by_hand import heap_states, plural
 
     assert [plural(n, "push", "pushes") for n in (0, 1, 2)] == ["0 pushes", "1 push", "2 pushes"]
     text = " ".join(state["merge"] for state in heap_states(merges=8, compaction_factor=1.5))

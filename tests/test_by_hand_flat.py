@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from bpe_course.course.by_hand import FOUR_WORDS, pair_text
-from bpe_course.course.by_hand_flat import flat_trace
+from bpe_course.course.widgets.by_hand import FOUR_WORDS, pair_text
+from bpe_course.course.widgets.by_hand_flat import flat_trace
 from bpe_course.trainers import fast
 
 

@@ -11,14 +11,14 @@ import zmq
 import zmq.asyncio
 from jupyter_client.session import Session
 
-from bpe_course.course.kernel_client import RecheckingChannel, RecheckingKernelClient
+from bpe_course.course.runner.kernel_client import RecheckingChannel, RecheckingKernelClient
 
 
 def test_the_runner_uses_the_rechecking_client() -> None:
     import nbformat
     from nbclient import NotebookClient
 
-    from bpe_course.course.runner import _client_config
+    from bpe_course.course.runner.execute import _client_config
 
     client = NotebookClient(nbformat.v4.new_notebook(), kernel_name="python3")
     client.config = _client_config()

@@ -10,8 +10,8 @@ import textwrap
 import pytest
 
 from bpe_course import BPEInputError, Tokenizer, train_bpe
-from bpe_course.course.cases.train_bpe import Corpus, compare, merges_problem
-from bpe_course.course.checking import check
+from bpe_course.course.exercises.cases.train_bpe import Corpus, compare, merges_problem
+from bpe_course.course.exercises.check import check
 from bpe_course.cs336 import get_tokenizer, run_train_bpe
 
 from .conftest import EOT, stdlib_corpus
@@ -193,7 +193,7 @@ def test_a_wrong_trainer_fails_on_the_smallest_text(change, wanted, tmp_path) ->
 
 
 def test_the_capstone_stub_shows_cs336s_signature() -> None:
-    from bpe_course.course.catalog import exercise_file
+    from bpe_course.course.exercises.catalog import exercise_file
 
     source = exercise_file("train_bpe").read_text(encoding="utf-8")
     assert (

@@ -16,15 +16,14 @@ from hypothesis import strategies as st
 
 from bpe_course.__main__ import main
 from bpe_course.counting.plan import find_chunk_boundaries
-from bpe_course.course.cases import find_chunk_boundaries as cut_cases
-from bpe_course.course.cases import pop_best as heap_cases
-from bpe_course.course.cases import rewrite_words as index_cases
-from bpe_course.course.catalog import EXERCISES, exercise_file
-from bpe_course.course.checking import check
-from bpe_course.course.prompts import exercise_text
-from bpe_course.course.stubs import (
-    BEGIN,
-    END,
+from bpe_course.course.exercises.cases import find_chunk_boundaries as cut_cases
+from bpe_course.course.exercises.cases import pop_best as heap_cases
+from bpe_course.course.exercises.cases import rewrite_words as index_cases
+from bpe_course.course.exercises.catalog import EXERCISES, exercise_file
+from bpe_course.course.exercises.check import check
+from bpe_course.course.exercises.hiding import BEGIN, END
+from bpe_course.course.exercises.prompts import exercise_text
+from bpe_course.course.exercises.stubs import (
     function_stub,
     stale_stubs,
     stub_imports,
@@ -84,7 +83,7 @@ def test_a_check_cell_run_by_the_course_runner_says_not_done_yet(tmp_path) -> No
     # paragraph and the notebook goes on (the grader's child process starts from a kernel).
     import nbformat
 
-    from bpe_course.course.runner import run_notebook
+    from bpe_course.course.runner.execute import run_notebook
 
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
@@ -108,7 +107,9 @@ def test_its_notebook_teaches_it_traces_by_hand_and_has_its_check_cell(name) -> 
         if cell["cell_type"] == "code"
     ]
     assert any(f'check("{name}")' in source for source in code), f"{path.name}: no check cell"
-    assert any("bpe_course.course.by_hand" in source for source in code), f"{path.name}: no trace"
+    assert any("bpe_course.course.widgets.by_hand" in source for source in code), (
+        f"{path.name}: no trace"
+    )
 
 
 # --- Right answers written independently of the package pass -------------------------------------
@@ -949,7 +950,7 @@ def test_the_stubs_worked_examples_hold_for_the_course_solution(name) -> None:
 
 
 def test_the_command_a_report_names_makes_the_stories_corpus(tmp_path, monkeypatch, capsys) -> None:
-    from bpe_course.course.cases import train_bpe as cases
+    from bpe_course.course.exercises.cases import train_bpe as cases
 
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
     corpus = cases.stories_corpus()
@@ -974,8 +975,8 @@ def solution_region(name: str) -> list[str]:
 def test_the_committed_stubs_are_current() -> None:
     stale = stale_stubs()
     assert not stale, (
-        f"stale stubs {stale}: run `make stubs` (python -m bpe_course.course.stubs); a stub "
-        "written in is kept beside it as NAME.py.yours"
+        f"stale stubs {stale}: run `make stubs` (python -m bpe_course.course.exercises.stubs); a "
+        "stub written in is kept beside it as NAME.py.yours"
     )
 
 
@@ -996,7 +997,7 @@ def test_a_stub_is_the_solution_without_its_regions(name) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_answer_key_holds_the_solution(name) -> None:
-    from bpe_course.course.handout import answer_file
+    from bpe_course.course.publish.handout import answer_file
 
     key = answer_file(name)
     if EXERCISES[name].stub_function is None:  # the capstone's answer is the package's trainer

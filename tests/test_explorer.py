@@ -19,7 +19,7 @@ from bpe_course.bench.results import (  # noqa: E402
     missing_cells,
     summary,
 )
-from bpe_course.course.explorer import (  # noqa: E402
+from bpe_course.course.widgets.explorer import (  # noqa: E402
     BELOW_PX,
     READOUT_HINT,
     SIDE_PX,

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bpe_course.course.checking import check
-from bpe_course.course.sandbox import MEMORY_BYTES, read_data
+from bpe_course.course.exercises.check import check
+from bpe_course.course.exercises.sandbox import MEMORY_BYTES, read_data
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's prctl and /proc")
 
@@ -60,7 +60,7 @@ def test_a_forged_passed_report_sent_through_the_pipe_fails(tmp_path) -> None:
     forger = """
         import gc
         from multiprocessing.connection import Connection
-        from bpe_course.course.grading import Report
+        from bpe_course.course.exercises.exercise import Report
 
         def merge_word(word, pair, new_id):
             for thing in gc.get_objects():
@@ -82,7 +82,7 @@ def test_a_forged_passed_report_sent_through_the_pipe_fails(tmp_path) -> None:
 def test_the_parent_reads_plain_data_only() -> None:
     import pickle
 
-    from bpe_course.course.grading import Report
+    from bpe_course.course.exercises.exercise import Report
 
     with pytest.raises(pickle.UnpicklingError):
         read_data(pickle.dumps(Report("merge_word", "passed", "passed")))
@@ -166,10 +166,10 @@ def test_a_cpu_hog_is_stopped_by_the_cpu_limit(tmp_path) -> None:
     hog = "def merge_word(word, pair, new_id):\n    while True:\n        pass\n"
     path = student_file(tmp_path, hog)
     code = textwrap.dedent(f"""
-        from bpe_course.course.catalog import EXERCISES
-        from bpe_course.course.grading import grade
-        from bpe_course.course.loading import StudentFile
-        from bpe_course.course.sandbox import Limits
+        from bpe_course.course.exercises.catalog import EXERCISES
+        from bpe_course.course.exercises.judge import grade
+        from bpe_course.course.exercises.loading import StudentFile
+        from bpe_course.course.exercises.sandbox import Limits
 
         load = StudentFile({str(path)!r}, "merge_word", "merge_word.py")
         print(grade(EXERCISES["merge_word"], load, 120, limits=Limits(cpu_seconds=4)))

@@ -9,8 +9,8 @@ import ast
 
 import pytest
 
-from bpe_course.course.checking import check
-from bpe_course.course.stubs import is_unwritten, stale_stubs, stub_source, write_stubs
+from bpe_course.course.exercises.check import check
+from bpe_course.course.exercises.stubs import is_unwritten, stale_stubs, stub_source, write_stubs
 from bpe_course.trainers.common import merge_word
 from tests.test_exercises import student_file
 
@@ -112,11 +112,12 @@ def test_its_source_copied_by_getsource_is_not_a_pass(tmp_path) -> None:
 
 def test_patching_the_grader_from_the_stub_changes_nothing(tmp_path) -> None:
     source = """
-        import bpe_course.course.cases.merge_word as cases
-        import bpe_course.course.grading as grading
+        import bpe_course.course.exercises.cases.merge_word as cases
+        import bpe_course.course.exercises.exercise as exercise
+        import bpe_course.course.exercises.judge as judge
 
-        grading.same_value = lambda *args: None
-        grading.Grading.attempt = lambda self, case: None
+        exercise.same_value = lambda *args: None
+        judge.Grading.attempt = lambda self, case: None
         cases.compare = lambda *args: None
 
         def merge_word(word, pair, new_id):
@@ -211,7 +212,7 @@ def test_work_under_an_exercises_old_name_is_pointed_to(tmp_path) -> None:
 def test_stubs_check_names_a_stub_written_in_and_make_stubs_keeps_it(
     tmp_path, monkeypatch, capsys
 ) -> None:
-    from bpe_course.course.stubs import main
+    from bpe_course.course.exercises.stubs import main
 
     monkeypatch.setenv("BPE_COURSE_NOTEBOOKS", str(tmp_path))
     exercises = tmp_path / "exercises"

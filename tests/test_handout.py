@@ -20,18 +20,17 @@ import nbformat
 import pytest
 
 from bpe_course.cli import main
-from bpe_course.course.catalog import EXERCISES
-from bpe_course.course.handout import (
+from bpe_course.course.exercises.catalog import EXERCISES
+from bpe_course.course.exercises.hiding import HIDDEN, hidden_source, replace_regions
+from bpe_course.course.exercises.prompts import show_source_before
+from bpe_course.course.publish.handout import (
     FOLDED,
     FOLDED_TAG,
     SOLUTION_TAG,
     student_notebook,
     write_handout,
 )
-from bpe_course.course.prompts import show_source_before
-from bpe_course.course.runner import course_notebooks
-from bpe_course.course.stubs import replace_regions
-from bpe_course.course.widgets import HIDDEN, hidden_source
+from bpe_course.course.runner.execute import course_notebooks
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import HANDOUT_MARKER, REPO_ROOT, notebooks_dir
 
@@ -272,7 +271,7 @@ import sys
 from pathlib import Path
 
 import bpe_course
-from bpe_course.course.runner import run_notebook
+from bpe_course.course.runner.execute import run_notebook
 from bpe_course.paths import in_repository
 
 assert Path(bpe_course.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), bpe_course.__file__

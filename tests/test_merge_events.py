@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_course.course.by_hand import FOUR_WORDS
+from bpe_course.course.widgets.by_hand import FOUR_WORDS
 from bpe_course.trainers import TRAINERS, v1_naive, v4_inverted_index
 from bpe_course.trainers.common import count_pairs, words_as_ids
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bpe_course.course.runner import NotebookFailed, course_notebooks, run_notebook
+from bpe_course.course.runner.execute import NotebookFailed, course_notebooks, run_notebook
 
 NOTEBOOKS = course_notebooks()
 

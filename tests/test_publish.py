@@ -6,7 +6,7 @@ import os
 import shutil
 
 from bpe_course.cli.publish import stale_notebooks
-from bpe_course.course.runner import course_notebooks
+from bpe_course.course.runner.execute import course_notebooks
 
 
 def test_only_missing_or_older_executed_copies_are_stale(tmp_path) -> None:

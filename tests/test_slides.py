@@ -1,5 +1,6 @@
-"""The slide choices (``bpe_course.course.slides``) are what the notebooks carry, every deck is a
-sensible length, and the decks and the site load nothing from outside (unit tests, no browser)."""
+"""The slide choices (``bpe_course.course.publish.slides``) are what the notebooks carry, every
+deck is a sensible length, and the decks and the site load nothing from outside (unit tests, no
+browser)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,20 @@ import shutil
 import nbformat
 import pytest
 
-from bpe_course.course.deck import CODE_LINES, KEY_FIGURES, prepare_deck, walkthrough_notebook
-from bpe_course.course.runner import course_notebooks
-from bpe_course.course.slides import SLIDE_TYPES, SLIDES, apply_slides, slide_count, slide_type
+from bpe_course.course.publish.deck import (
+    CODE_LINES,
+    KEY_FIGURES,
+    prepare_deck,
+    walkthrough_notebook,
+)
+from bpe_course.course.publish.slides import (
+    SLIDE_TYPES,
+    SLIDES,
+    apply_slides,
+    slide_count,
+    slide_type,
+)
+from bpe_course.course.runner.execute import course_notebooks
 
 NOTEBOOKS = course_notebooks()
 
@@ -24,8 +36,8 @@ def test_notebook_metadata_equals_the_table(path) -> None:
         if cell.metadata.get("slideshow") != {"slide_type": slide_type(path.stem, cell.id)}
     ]
     assert not differ, (
-        f"{path.name}: slide metadata differs from bpe_course/course/slides.py (cell, has, "
-        f"table): {differ}; run `python -m bpe_course.course.slides` to apply the table"
+        f"{path.name}: slide metadata differs from bpe_course/course/publish/slides.py (cell, has, "
+        f"table): {differ}; run `python -m bpe_course.course.publish.slides` to apply the table"
     )
 
 
@@ -88,7 +100,7 @@ def test_a_deck_loads_nothing_from_outside() -> None:
     """nbconvert's own reveal template takes jQuery, RequireJS, Mermaid, MathJax and reveal.js
     from CDNs; the course's template must take none."""
     pytest.importorskip("nbconvert")
-    from bpe_course.course.deck import _exporter
+    from bpe_course.course.publish.deck import _exporter
 
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_markdown_cell("# A title"), nbformat.v4.new_code_cell("1")]

@@ -6,7 +6,7 @@ import base64
 
 import nbformat
 
-from bpe_course.course.static_widgets import WIDGET_STATE, WIDGET_VIEW, freeze_widgets
+from bpe_course.course.publish.static_widgets import WIDGET_STATE, WIDGET_VIEW, freeze_widgets
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
 

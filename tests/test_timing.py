@@ -10,7 +10,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from bpe_course.course import timing
+from bpe_course.course.runner import timing
 
 
 def _notebook(folder: Path, cells: list) -> Path:

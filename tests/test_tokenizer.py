@@ -256,11 +256,16 @@ def test_loading_never_unpickles_or_evaluates() -> None:
 
     package = Path(bpe_course.__file__).parent
     # Audited exceptions, none of which loads a file: the grader's sandbox reads its child's
-    # answers with an unpickler that refuses every class (course/sandbox.py: _DataOnly);
-    # notebook 07's cost breakdown pickles its own counts to time what a pool sends back; the
-    # grader's watch compiles a two-line forwarder from a fixed template and the watched
-    # function's own name (course/watch.py), in the grading child, before any student code.
-    audited = {Path("course/sandbox.py"), Path("bench/parallel.py"), Path("course/watch.py")}
+    # answers with an unpickler that refuses every class (course/exercises/sandbox.py:
+    # _DataOnly); notebook 07's cost breakdown pickles its own counts to time what a pool sends
+    # back; the grader's watch compiles a two-line forwarder from a fixed template and the
+    # watched function's own name (course/exercises/watch.py), in the grading child, before any
+    # student code.
+    audited = {
+        Path("course/exercises/sandbox.py"),
+        Path("bench/parallel.py"),
+        Path("course/exercises/watch.py"),
+    }
     offenders = [
         f"{path.relative_to(package)}:{number}"
         for path in package.rglob("*.py")

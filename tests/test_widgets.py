@@ -11,12 +11,8 @@ import matplotlib
 matplotlib.use("Agg")
 
 
-from bpe_course.course.widgets import (  # noqa: E402
-    byte_explorer,
-    byte_table,
-    sennrich_stepper,
-    stepper_html,
-)
+from bpe_course.course.widgets.steppers import sennrich_stepper, stepper_html  # noqa: E402
+from bpe_course.course.widgets.unicode import byte_explorer, byte_table  # noqa: E402
 from bpe_course.reference.sennrich import END_OF_WORD, steps  # noqa: E402
 
 
@@ -95,7 +91,7 @@ def test_byte_explorer_counts_characters_as_the_notebook_defines_them() -> None:
 
 
 def test_byte_explorer_says_what_its_table_shows_and_clears_it() -> None:
-    from bpe_course.course.widgets import BYTE_ROWS
+    from bpe_course.course.widgets.unicode import BYTE_ROWS
 
     explorer = byte_explorer("a")
     table = explorer.children[-1]
@@ -131,7 +127,7 @@ def test_stepper_names_the_next_pair_when_it_stops_early() -> None:
 
 
 def test_heap_stepper_shows_stale_pops_push_backs_and_a_compaction() -> None:
-    from bpe_course.course.widgets import heap_stepper
+    from bpe_course.course.widgets.steppers import heap_stepper
 
     stepper = heap_stepper(merges=8, compaction_factor=1.5)
     found = controls(stepper)
@@ -150,7 +146,7 @@ def test_heap_stepper_shows_stale_pops_push_backs_and_a_compaction() -> None:
 def test_tokenizer_playground_and_highlighter() -> None:
     from bpe_course import Tokenizer, train_bpe
     from bpe_course.corpora.datasets import generated_corpus
-    from bpe_course.course.playground import pretokenizer_highlighter, tokenizer_playground
+    from bpe_course.course.widgets.playground import pretokenizer_highlighter, tokenizer_playground
 
     highlighter = pretokenizer_highlighter("I'll pay 3")
     page = status_text(highlighter)
@@ -179,7 +175,7 @@ def test_tokenizer_playground_and_highlighter() -> None:
 
 
 def test_a_token_holding_part_of_a_character_shows_its_bytes_and_why() -> None:
-    from bpe_course.course.playground import token_html
+    from bpe_course.course.widgets.playground import token_html
 
     page = token_html([(195, b"\xc3"), (169, b"\xa9"), (300, b" cat")])
     assert "\\xC3" in page and "\\xA9" in page and "part of a character" in page
@@ -191,7 +187,7 @@ def test_sennrich_chart_draws_in_red_what_its_title_names_at_every_step() -> Non
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_hex
 
-    from bpe_course.course.widgets import pair_counts_figure
+    from bpe_course.course.widgets.steppers import pair_counts_figure
     from bpe_course.reference.sennrich import PAPER_EXAMPLE
 
     states = steps(PAPER_EXAMPLE, merges=10)
@@ -214,7 +210,7 @@ def test_sennrich_chart_draws_in_red_what_its_title_names_at_every_step() -> Non
 def test_gpt4_row_of_the_playground_has_its_legend() -> None:
     import regex
 
-    from bpe_course.course.playground import ALTERNATIVE_COLOURS, pieces_html
+    from bpe_course.course.widgets.playground import ALTERNATIVE_COLOURS, pieces_html
     from bpe_course.pretokenize import CL100K_NAMED, CL100K_PATTERN, which_alternative
 
     text = "I'll pay $12.50 for 2024 cakes\n  Then!"
@@ -228,7 +224,7 @@ def test_gpt4_row_of_the_playground_has_its_legend() -> None:
 
 
 def test_chips_are_inline_blocks_so_lines_can_break_between_them() -> None:
-    from bpe_course.course.playground import pieces_html, token_html
+    from bpe_course.course.widgets.playground import pieces_html, token_html
 
     for page in (token_html([(1, b"Once"), (2, b" upon")]), pieces_html([(" a", "letters")])):
         assert page.count("display:inline-block") >= 1

@@ -1,4 +1,4 @@
-"""``bpe-course check``: grade an exercise the student wrote (see :mod:`bpe_course.course.checking`).
+"""``bpe-course check``: grade an exercise the student wrote (see :mod:`bpe_course.course.exercises.check`).
 
 Exit status 0 when it passes, 1 when it does not (not written yet, wrong, too slow, not loadable);
 ``--all`` grades every exercise (a table, and what to do next); ``--hint`` adds the hint;
@@ -44,8 +44,8 @@ def add_check_command(commands) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from bpe_course.course.catalog import listing
-    from bpe_course.course.checking import check, check_all
+    from bpe_course.course.exercises.catalog import listing
+    from bpe_course.course.exercises.check import check, check_all
     from bpe_course.errors import BPEInputError
 
     if args.list:

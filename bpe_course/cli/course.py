@@ -25,7 +25,7 @@ def add_course_command(commands) -> None:
 
 
 def run_course(args: argparse.Namespace) -> int:
-    from bpe_course.course.runner import run_course as execute
+    from bpe_course.course.runner.execute import run_course as execute
 
     execute(quick=not args.full, only=args.only, progress=sys.stderr.isatty())
     return 0

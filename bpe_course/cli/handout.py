@@ -23,7 +23,7 @@ def add_handout_command(commands) -> None:
 
 
 def run_handout(args: argparse.Namespace) -> int:
-    from bpe_course.course.handout import write_handout
+    from bpe_course.course.publish.handout import write_handout
 
     target = write_handout(args.dir, teacher=args.teacher, force=args.force)
     if args.teacher:

@@ -38,7 +38,7 @@ def add_publish_commands(commands) -> None:
 
 def stale_notebooks(executed_dir: Path) -> list[str]:
     """The notebooks whose executed copy is missing or older than the notebook."""
-    from bpe_course.course.runner import course_notebooks
+    from bpe_course.course.runner.execute import course_notebooks
 
     stale = []
     for source in course_notebooks():
@@ -49,7 +49,7 @@ def stale_notebooks(executed_dir: Path) -> list[str]:
 
 
 def _executed() -> Path:
-    from bpe_course.course.runner import run_course
+    from bpe_course.course.runner.execute import run_course
     from bpe_course.paths import build_dir
 
     executed_dir = build_dir() / "notebooks"
@@ -61,7 +61,7 @@ def _executed() -> Path:
 
 
 def run_site(args: argparse.Namespace) -> int:
-    from bpe_course.course.site import build_site
+    from bpe_course.course.publish.site import build_site
     from bpe_course.paths import build_dir
 
     executed_dir = _executed()
@@ -73,7 +73,7 @@ def run_site(args: argparse.Namespace) -> int:
 
 
 def run_slides(args: argparse.Namespace) -> int:
-    from bpe_course.course.deck import build_slides, fetch_reveal
+    from bpe_course.course.publish.deck import build_slides, fetch_reveal
     from bpe_course.paths import build_dir
 
     reveal = args.reveal or fetch_reveal()

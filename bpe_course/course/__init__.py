@@ -1,5 +1,6 @@
-"""The course around the package: its notebook runner, its widgets, the exercises and their grader,
-and the switches notebooks read.
+"""The course around the package, one subpackage per job: ``runner`` (execute the notebooks),
+``exercises`` (the exercises and their grader), ``widgets`` (what the notebooks show) and
+``publish`` (the handout, the site, the slides); here, the switches notebooks read.
 
 ``quick_mode``, ``unattended`` and ``quiet_child`` live here because every notebook imports them
 first.
@@ -8,6 +9,7 @@ first.
 from __future__ import annotations
 
 import os
+import sys
 
 QUICK_ENV = "BPE_COURSE_QUICK"
 # Set by the course's runner (``bpe-course course``, the tests) for the kernels it starts: no reader
@@ -30,6 +32,4 @@ def unattended() -> bool:
 def quiet_child() -> None:
     """A pool initializer for the notebooks' failure demos: the child's own traceback goes nowhere
     instead of to the terminal that runs the course (the notebook reports the failure itself)."""
-    import sys
-
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open for the child's whole life)

@@ -5,7 +5,8 @@ whole if you like (the package's version reads it in blocks): only the offsets c
 
 Write the function below, save, then grade it: ``check("find_chunk_boundaries")`` in the
 notebook, or ``bpe-course check find_chunk_boundaries`` in a terminal. (Made by ``python -m
-bpe_course.course.stubs`` from the course's own solution, with the solution taken out.)
+bpe_course.course.exercises.stubs`` from the course's own solution, with the solution taken
+out.)
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 Every trainer of the course rewrites words with this one function.
 
 Write the function below, save, then grade it: ``check("merge_word")`` in the notebook, or
-``bpe-course check merge_word`` in a terminal. (Made by ``python -m bpe_course.course.stubs``
-from the course's own solution, with the solution taken out.)
+``bpe-course check merge_word`` in a terminal. (Made by ``python -m
+bpe_course.course.exercises.stubs`` from the course's own solution, with the solution taken
+out.)
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ V2's idea for one word: how the pair counts change when one word is rewritten.
 
 Write the function below, save, then grade it: ``check("pair_count_changes")`` in the notebook,
 or ``bpe-course check pair_count_changes`` in a terminal. (Made by ``python -m
-bpe_course.course.stubs`` from the course's own solution, with the solution taken out.)
+bpe_course.course.exercises.stubs`` from the course's own solution, with the solution taken
+out.)
 """
 
 from __future__ import annotations

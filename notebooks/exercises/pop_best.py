@@ -3,8 +3,9 @@
 V5's step 1: pop the best pair from a lazily updated heap.
 
 Write the function below, save, then grade it: ``check("pop_best")`` in the notebook, or
-``bpe-course check pop_best`` in a terminal. (Made by ``python -m bpe_course.course.stubs`` from
-the course's own solution, with the solution taken out.)
+``bpe-course check pop_best`` in a terminal. (Made by ``python -m
+bpe_course.course.exercises.stubs`` from the course's own solution, with the solution taken
+out.)
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ current. It is the function the trainer above calls, `rewrite_words`, as the tra
 it.
 
 Write the function below, save, then grade it: ``check("rewrite_words")`` in the notebook, or
-``bpe-course check rewrite_words`` in a terminal. (Made by ``python -m bpe_course.course.stubs``
-from the course's own solution, with the solution taken out.)
+``bpe-course check rewrite_words`` in a terminal. (Made by ``python -m
+bpe_course.course.exercises.stubs`` from the course's own solution, with the solution taken
+out.)
 """
 
 from __future__ import annotations

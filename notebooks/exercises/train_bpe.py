@@ -11,8 +11,9 @@ beside the verdict; to see where it stands against every version of the course, 
 bench --trainer train_bpe:train_bpe` from the `exercises/` folder.
 
 Write the function below, save, then grade it: ``check("train_bpe")`` in the notebook, or
-``bpe-course check train_bpe`` in a terminal. (Made by ``python -m bpe_course.course.stubs``
-from the course's own solution, with the solution taken out.)
+``bpe-course check train_bpe`` in a terminal. (Made by ``python -m
+bpe_course.course.exercises.stubs`` from the course's own solution, with the solution taken
+out.)
 """
 
 from __future__ import annotations

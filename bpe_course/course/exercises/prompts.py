@@ -1,0 +1,77 @@
+"""What a notebook shows around an exercise, read from the exercise's home
+(:mod:`bpe_course.course.exercises.cases`): the trainer's source with the answer hidden before it
+(:func:`show_source_before`), the exercise itself (:func:`show_exercise`), and the answer after
+it (:func:`show_solution`, in a cell tagged ``solution`` that the student handout leaves out)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from IPython.display import Code, Markdown, display
+
+from bpe_course.course.exercises.catalog import get_exercise
+from bpe_course.course.exercises.hiding import BEGIN, END, HIDDEN, hidden_source, replace_regions
+from bpe_course.course.exercises.stubs import function_stub
+
+HOW = """\
+Write it in `exercises/{name}.py` (open it from JupyterLab's file browser, beside this notebook):
+replace the `raise NotImplementedError` with your code, save, and run the check below.
+
+```python
+{stub}
+```
+
+The check runs your function and the course's on many generated inputs and on fixed edge cases,
+and names the smallest input where they differ. Until you write it, it says "not done yet". In a
+terminal: `bpe-course check {name}`.
+
+<details><summary>Hint</summary>
+
+{hint}
+</details>
+"""
+
+
+def exercise_text(name: str) -> str:
+    """Exercise ``name`` as the notebook shows it (Markdown): the prompt, the stub's function
+    (signature and docstring), how to check it, and the hint folded."""
+    exercise = get_exercise(name)
+    stub = function_stub(exercise).rstrip("\n")
+    return f"{exercise.prompt.strip()}\n\n" + HOW.format(name=name, stub=stub, hint=exercise.hint)
+
+
+def show_exercise(name: str) -> object:
+    """The notebook's cell that asks for exercise ``name``: its text, rendered as Markdown."""
+    return Markdown(exercise_text(name))
+
+
+def show_source_before(obj, exercise: str) -> object:
+    """``obj``'s source as a notebook shows it before ``exercise``: the function the exercise
+    asks for (its solution), where that source defines it, printed as one placeholder line."""
+    # the solution's own definition, and any marked region of the code shown (a loop that
+    # writes the answer out, as V2's does)
+    hidden = hidden_source(
+        replace_regions(inspect.getsource(obj), f"...  # {HIDDEN}"),
+        [get_exercise(exercise).solution_function.__name__],
+    )
+    return Code(hidden, language="python")  # the regions went with their marks
+
+
+def show_solution(exercise: str, *also: str) -> object:
+    """The course's own answer to ``exercise``: for the cell after the exercise, tagged
+    ``solution`` (the student handout leaves it out). ``also``: dotted names of more code that
+    holds the answer (a loop that writes it out), shown after it. The solution marks are left out."""
+    shown = [get_exercise(exercise).answer_function]
+    for name in also:
+        module, _, attribute = name.rpartition(".")
+        shown.append(getattr(importlib.import_module(module), attribute))
+    codes = [Code(_without_marks(inspect.getsource(obj)), language="python") for obj in shown]
+    for code in codes[:-1]:
+        display(code)
+    return codes[-1]
+
+
+def _without_marks(source: str) -> str:
+    marks = (f"### {BEGIN}", f"### {END}")
+    return "\n".join(line for line in source.split("\n") if line.strip() not in marks)

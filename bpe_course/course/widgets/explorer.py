@@ -1,0 +1,541 @@
+"""The benchmark explorer: every result the harness wrote, any corpus and vocab size, cells measured
+on request in the background, a live figure with a read-out of each point, and export.
+
+Used in notebook 11 and alone as a web page (``bpe-course explore``). The figure is an ipympl
+canvas where ipympl is installed and active (zoom, pan, hover); elsewhere a picture. The logic
+lives below (``bench.results`` for the data, ``plots.explorer`` for the drawing); this module wires
+controls to it, and measures in a thread so the page stays responsive.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import ipywidgets as w
+import pandas as pd
+
+from bpe_course.bench.results import (
+    Selection,
+    load_results,
+    missing_cells,
+    runs_label,
+    select,
+    stored_result_files,
+    summary,
+    with_runs,
+)
+from bpe_course.corpora.datasets import DATASETS, parse_size, size_label
+from bpe_course.course.widgets.live_figure import (
+    CANVAS_STYLE,
+    live_figure,
+    show_figure,
+    window_size,
+)
+from bpe_course.course.widgets.measuring import Job, Measuring, Runner, measure_cell
+from bpe_course.errors import BPEInputError
+from bpe_course.files import write_atomically
+from bpe_course.paths import build_dir, data_dir, figures_dir
+from bpe_course.plots import version_label
+from bpe_course.trainers import ALL_TRAINERS
+
+READOUT_HINT = "<i>point at a marker to read its values</i>"
+
+
+SIDE_PX = 60  # the figure's toolbar and margins beside it, in pixels
+BELOW_PX = 90  # the toolbar above the figure, the read-out line under it, margins
+PRESENTATION_SCALE = 1.6  # text size of the figure in presentation mode
+
+
+class Explorer:
+    """The explorer's state and controls; :attr:`widget` is what a notebook displays.
+
+    One status line says, always about the current selection: what is shown, how many of its
+    cells nobody has measured yet (and how many of those are queued), then how the last click of
+    *measure missing cells* is going or went, then the answer to the last action (a typed value
+    refused, a file saved). A change of selection drops what was said about the one before."""
+
+    def __init__(
+        self,
+        table: pd.DataFrame,
+        runner: Runner | None = measure_cell,
+        measured_csv: Path | None = None,
+        interactive: bool | None = None,
+    ) -> None:
+        self.table = with_runs(table)  # a table not read by load_results (tests, scripts)
+        self.runner = runner
+        self.measured_csv = measured_csv
+        self.measuring = Measuring(self._add_row, self._measured_one, self._measuring_ended)
+        self.lock = threading.RLock()
+        self.points: dict = {}
+        self.job: Job | None = None
+        self._notice = ""  # the answer to the last action, until the selection changes
+        self._quiet = False  # options being replaced: no redraw for the transient values
+        versions = _ordered_versions(set(self.table["version"]) | set(_versions_available()))
+        self._corpus_controls()
+        self._version_controls(versions)
+        self._time_controls(versions)
+        self._action_controls()
+        self.figure, self.canvas = live_figure(interactive)
+        self._connect()
+        self.window = window_size(self._fit) if not isinstance(self.canvas, w.Output) else None
+        self.widget = self._layout()
+        self.redraw()
+
+    # --- the controls ---------------------------------------------------------------------------
+
+    def _corpus_controls(self) -> None:
+        """Corpora, sizes and runs; the first figure shows something: the two smallest sizes
+        measured on the first corpus."""
+        table = self.table
+        corpora = sorted(set(table["corpus"]) | _corpora_available())
+        sizes = sorted(set(zip(table["size_bytes"], table["size"])))
+        runs = sorted(set(table["runs"]))
+        first = [c for c in ("stories",) if c in set(table["corpus"])] or corpora[:1]
+        measured = table[table["corpus"].isin(first)]
+        shown = sorted(set(zip(measured["size_bytes"], measured["size"]))) or sizes
+        self.corpus = _list(corpora, first)
+        self.size = _list([(label, int(b)) for b, label in sizes], [int(b) for b, _ in shown[:2]])
+        self.add_size = w.Text(
+            placeholder="add a size: 2MB", continuous_update=False, layout=_width(170)
+        )
+        self.runs = _list(runs, runs, width=370)
+        self.pool = w.Checkbox(value=False, description="pool the runs' repeats", indent=False)
+
+    def _version_controls(self, versions: list[str]) -> None:
+        """Vocab sizes (stops only on the grids' sizes: a range never falls between two of them,
+        more typed in) and versions (a reader's own trainer typed in)."""
+        vocabs = sorted(int(v) for v in self.table["vocab_size"].unique()) or [300, 5000]
+        self.vocab = w.SelectionRangeSlider(
+            options=[(f"{v:,}", v) for v in vocabs],
+            index=(0, len(vocabs) - 1),
+            description="vocab:",
+            continuous_update=False,
+            layout=_width(330),
+            style={"description_width": "50px"},
+        )
+        self.add_vocab = w.Text(
+            placeholder="more vocab sizes: 20000, 30000",
+            continuous_update=False,
+            layout=_width(330),
+        )
+        default_versions = [v for v in ("v4", "v5") if v in versions] or versions[:2]
+        self.version = _list([(version_title(v), v) for v in versions], default_versions)
+        self.own_trainer = w.Text(
+            placeholder="your trainer: module:function",
+            continuous_update=False,
+            layout=_width(230),
+        )
+
+    def _time_controls(self, versions: list[str]) -> None:
+        """Which time, in seconds or as a ratio to a version, on which axes' scale."""
+        self.metric = w.ToggleButtons(
+            options=[("merge loop", "merge_s"), ("end to end", "total_s")],
+            style={"button_width": "100px"},
+        )
+        self.scale = w.Dropdown(  # "" stands for seconds: a None value shows as a blank box
+            options=[("seconds", "")] + [(f"÷ {version_label(v)}", v) for v in versions],
+            value="",
+            description="show:",
+            layout=_width(220),
+            style={"description_width": "50px"},
+        )
+        self.log_x = w.Checkbox(
+            value=False, description="log vocab", indent=False, layout=_width(100)
+        )
+        self.log_y = w.Checkbox(
+            value=False, description="log time", indent=False, layout=_width(100)
+        )
+
+    def _action_controls(self) -> None:
+        """The buttons (presentation, controls, measure, cancel, save) and the read-outs."""
+        self.presentation = w.ToggleButton(
+            value=False,
+            description="presentation",
+            tooltip="larger text in the figure, for a projector",
+            layout=_width(110),
+        )
+        self.show_controls = w.ToggleButton(
+            value=True,
+            description="controls",
+            tooltip="hide the controls: the figure takes their room",
+            layout=_width(90),
+        )
+        self.measure_button = w.Button(
+            description="measure missing cells", disabled=self.runner is None, layout=_width(170)
+        )
+        self.cancel_button = w.Button(description="cancel", disabled=True, layout=_width(80))
+        self.save_figure_button = w.Button(description="save figure", layout=_width(100))
+        self.save_table_button = w.Button(description="save table", layout=_width(100))
+        self.progress = w.IntProgress(value=0, min=0, max=1, layout=_width(180))
+        self.status = w.HTML()
+        self.status.add_class("bpe-explorer-status")
+        self.readout = w.HTML(READOUT_HINT)
+        self.readout.add_class("bpe-explorer-readout")
+
+    def _connect(self) -> None:
+        """Every control to what it changes: a redraw, a new option, a run, a file."""
+        for control in (
+            self.corpus,
+            self.size,
+            self.vocab,
+            self.version,
+            self.runs,
+            self.pool,
+            self.metric,
+            self.log_x,
+            self.log_y,
+            self.presentation,
+        ):
+            control.observe(lambda _: self._changed(), names="value")
+        self.scale.observe(lambda _: self._scale_changed(), names="value")
+        self.add_size.observe(lambda _: self._add_size(), names="value")
+        self.add_vocab.observe(lambda _: self._changed(), names="value")
+        self.own_trainer.observe(lambda _: self._add_trainer(), names="value")
+        self.measure_button.on_click(lambda _: self.start_measuring())
+        self.cancel_button.on_click(lambda _: self.stop_measuring())
+        self.save_figure_button.on_click(lambda _: self.save_figure())
+        self.save_table_button.on_click(lambda _: self.save_table())
+        if hasattr(self.figure.canvas, "mpl_connect"):
+            self.figure.canvas.mpl_connect("motion_notify_event", self._hover)
+
+    def _layout(self):
+        """A band of controls that wraps on a narrow screen (every list box tall enough to show
+        all its items) and can be hidden, a line with the status, then the figure, which fills
+        the room left below it (the ``window`` widget measures it)."""
+        self.band = self._band()
+        self.show_controls.observe(
+            lambda change: setattr(self.band.layout, "display", None if change.new else "none"),
+            names="value",
+        )
+        self.band.add_class("bpe-explorer-controls")
+        figure = w.VBox([self.canvas])
+        figure.add_class("bpe-explorer-figure")
+        top = w.HBox([self.show_controls, self.presentation, self.status])
+        top.layout.align_items = "center"
+        parts = [w.HTML(f"<style>{CANVAS_STYLE}</style>"), self.band, top, figure, self.readout]
+        if self.window is not None:
+            parts.append(self.window)
+        root = w.VBox(parts)
+        root.add_class("bpe-explorer")
+        return root
+
+    def _band(self):
+        """The controls in four titled columns: corpus and size, versions, runs, vocab and time."""
+        return w.HBox(
+            [
+                _column("corpus and size", self.corpus, self.size, self.add_size),
+                _column("versions", self.version, self.own_trainer),
+                _column(
+                    "runs (grid, machine)",
+                    self.runs,
+                    self.pool,
+                    w.HBox([self.measure_button, self.cancel_button]),
+                    self.progress,
+                    w.HBox([self.save_figure_button, self.save_table_button]),
+                ),
+                _column(
+                    "vocab size and time",
+                    self.vocab,
+                    self.add_vocab,
+                    self.metric,
+                    self.scale,
+                    w.HBox([self.log_x, self.log_y]),
+                ),
+            ],
+            layout=w.Layout(flex_flow="row wrap", grid_gap="0 16px"),
+        )
+
+    # --- what is shown --------------------------------------------------------------------------
+
+    def selection(self) -> Selection:
+        return Selection(
+            corpora=list(self.corpus.value),
+            sizes=list(self.size.value),
+            vocab_range=tuple(self.vocab.value),
+            extra_vocabs=_numbers(self.add_vocab.value),
+            versions=list(self.version.value),
+            runs=list(self.runs.value),
+            pool=self.pool.value,
+            metric=self.metric.value,
+            ratio_to=self.scale.value or None,
+            log_x=self.log_x.value,
+            log_y=self.log_y.value,
+        )
+
+    def _changed(self) -> None:
+        """A control changed the selection: what was said about the last one no longer holds."""
+        if self._quiet:
+            return
+        self._notice = ""
+        if self.job is not None and not self.job.running:
+            self.job = None
+        self.readout.value = READOUT_HINT
+        self.redraw()
+
+    def _scale_changed(self) -> None:
+        """A ratio to a version needs that version's times: it joins the versions shown."""
+        reference = self.scale.value
+        if reference and reference not in self.version.value:
+            self._extend(self.version, self.version.options, [reference])
+        self._changed()
+
+    def redraw(self, from_thread: bool = False) -> None:
+        from bpe_course.plots.explorer import draw_explorer
+
+        with self.lock:
+            chosen = self.selection()
+            stats = summary(self.table, chosen)
+            empty = self._why_empty(chosen) if stats.empty else ""
+            scale = PRESENTATION_SCALE if self.presentation.value else 1.0
+            self.points = draw_explorer(self.figure, stats, chosen, scale, empty)
+            show_figure(self.figure, self.canvas, now=from_thread)
+            if stats.empty:
+                self.readout.value = READOUT_HINT
+            self.status.value = self._status(chosen, stats, empty)
+
+    def _why_empty(self, chosen: Selection) -> str:
+        if not chosen.versions:
+            return "choose at least one version"
+        if chosen.ratio_to and chosen.ratio_to not in chosen.versions:
+            name = version_label(chosen.ratio_to)
+            return (
+                f"the ratio to {name} needs {name} among the versions: select it, or show seconds"
+            )
+        if chosen.ratio_to and not summary(self.table, replace(chosen, ratio_to=None)).empty:
+            name = version_label(chosen.ratio_to)
+            return f"no cell shown has {name} measured in the same runs to divide by"
+        return ""
+
+    def _status(self, chosen: Selection, stats: pd.DataFrame, empty: str) -> str:
+        shown = select(self.table, chosen)
+        if empty:
+            parts = [empty]
+        elif stats.empty:
+            parts = ["nothing measured in this selection"]
+        else:
+            runs = int((shown["status"] == "ok").sum())
+            parts = [f"{_count(len(stats), 'point')} from {_count(runs, 'run')}"]
+        if chosen.versions:
+            missing = missing_cells(self.table, chosen)
+            queued = len(set(missing) & self.job.pending()) if self.job else 0
+            if missing:
+                parts.append(
+                    f"{len(missing)} cell(s) of this selection not measured yet"
+                    + (f" ({queued} of them queued)" if queued else "")
+                )
+            else:
+                parts.append("every cell of this selection is measured")
+        if self.job is not None:
+            parts.append(self.job.describe())
+        if self._notice:
+            parts.append(self._notice)
+        size = "1.3em" if self.presentation.value else "1em"
+        return f'<span style="font-size: {size}">{html.escape("; ".join(parts))}</span>'
+
+    def _hover(self, event) -> None:
+        from bpe_course.plots.explorer import describe_point, nearest
+
+        point = nearest(self.points.get(event.inaxes, []), event.inaxes, event.xdata, event.ydata)
+        if point is not None:
+            chosen = self.selection()
+            self.readout.value = html.escape(describe_point(point, chosen.metric, chosen.ratio_to))
+
+    def _fit(self, width: int, height: int) -> None:
+        """Size the figure to the room the browser reports (the window it is projected in)."""
+        if width <= 0 or height <= 0:
+            return
+        dpi = getattr(self.figure, "_original_dpi", self.figure.dpi)  # before a HiDPI screen's
+        pixels = (max(width - SIDE_PX, 480), max(height - BELOW_PX, 240))
+        current = self.figure.get_size_inches() * dpi
+        if abs(current[0] - pixels[0]) < 8 and abs(current[1] - pixels[1]) < 8:
+            return  # no redraw for a pixel or two (a resize loop would flicker)
+        with self.lock:
+            self.figure.set_size_inches(pixels[0] / dpi, pixels[1] / dpi, forward=True)
+        self.redraw(from_thread=True)  # drawn at once: the browser shows the canvas resized
+
+    def _extend(self, control, options, also: list) -> None:
+        """New options for a list box, keeping what was selected (replacing the options of an
+        ipywidgets selection clears it) and selecting ``also``; one redraw, not three."""
+        kept = tuple(control.value)
+        values = [o[1] if isinstance(o, tuple) else o for o in options]
+        self._quiet = True
+        try:
+            control.options = options
+            control.rows = max(len(options), 1)
+            control.value = tuple(v for v in dict.fromkeys([*kept, *also]) if v in values)
+        finally:
+            self._quiet = False
+
+    def _add_size(self) -> None:
+        if not self.add_size.value.strip():
+            return
+        try:
+            size = parse_size(self.add_size.value)
+        except BPEInputError as error:
+            self._notice = str(error)
+            self.redraw()
+            return
+        options = dict((label, value) for label, value in self.size.options)
+        options[size_label(size)] = size
+        self._extend(self.size, sorted(options.items(), key=lambda item: item[1]), [size])
+        self.add_size.value = ""
+        self._changed()
+
+    def _add_trainer(self) -> None:
+        """A reader's trainer (``module:function``, CS336's signature) becomes a version to
+        measure beside the course's: checked first, so a typo is a message, not a failed run."""
+        from bpe_course.bench.libraries import load_trainer
+
+        spec = self.own_trainer.value.strip()
+        if not spec:
+            return
+        try:
+            load_trainer(spec)
+        except BPEInputError as error:
+            self._notice = str(error)
+            self.redraw()
+            return
+        options = list(self.version.options)
+        if spec not in [value for _, value in options]:
+            options.append((version_title(spec), spec))
+        self._extend(self.version, options, [spec])
+        self.own_trainer.value = ""
+        self._changed()
+
+    # --- measuring ------------------------------------------------------------------------------
+
+    def start_measuring(self) -> None:
+        """Queue the selection's missing cells (none twice: a resume after a cancel measures
+        exactly those still missing) and measure them in the background."""
+        if self.job is not None and self.job.running:
+            return
+        cells = missing_cells(self.table, self.selection())
+        if not cells:
+            self.job = None
+            self._notice = "nothing to measure"
+            self.redraw()
+            return
+        self.progress.max, self.progress.value = len(cells), 0
+        self.measure_button.disabled, self.cancel_button.disabled = True, False
+        self.job, self._notice = Job(cells), ""
+        self.redraw()
+        self.measuring.start(self.job, self.runner)
+
+    def stop_measuring(self) -> None:
+        if self.job is None or not self.job.running:
+            return
+        self.measuring.stop(self.job)
+        self.redraw()
+
+    def _measured_one(self, job: Job) -> None:
+        self.progress.value = job.done
+        self.redraw(from_thread=True)
+
+    def _measuring_ended(self, job: Job) -> None:
+        """Whatever happened, the buttons work again and the status says it has ended."""
+        self.measure_button.disabled, self.cancel_button.disabled = False, True
+        self.redraw(from_thread=True)
+
+    def _add_row(self, row: dict) -> None:
+        new = pd.DataFrame([{**row, "grid": "explorer"}])
+        with self.lock:
+            added = new.assign(source="measured here")
+            added["runs"] = runs_label(added)
+            self.table = pd.concat([self.table, added], ignore_index=True)
+        if self.measured_csv is not None:  # the reader's own file: stored grids are never written
+            self.measured_csv.parent.mkdir(parents=True, exist_ok=True)
+            header = not self.measured_csv.exists()
+            new.to_csv(self.measured_csv, mode="a", header=header, index=False)
+        label = added["runs"].iloc[0]
+        if label not in self.runs.options:  # the reader's runs, shown beside the stored ones
+            self._extend(self.runs, [*self.runs.options, label], [label])
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the measuring in progress ends (tests, and scripts)."""
+        self.measuring.wait(timeout)
+
+    # --- export ---------------------------------------------------------------------------------
+
+    def save_figure(self, name: str = "explorer") -> list[Path]:
+        from bpe_course.plots import save_figure
+
+        paths = save_figure(self.figure, name)
+        self._notice = "saved " + ", ".join(str(p) for p in paths)
+        self.redraw()
+        return paths
+
+    def save_table(self, name: str = "explorer") -> Path:
+        path = figures_dir() / f"{name}.csv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, select(self.table, self.selection()).to_csv(index=False))
+        self._notice = f"saved {path}"
+        self.redraw()
+        return path
+
+
+def course_explorer(measured_csv: Path | None = None, **options) -> Explorer:
+    """The explorer over every stored grid and every run of the reader's (``build/bench``);
+    cells measured here go to ``build/bench/explorer.csv``, never into the stored grids."""
+    measured_csv = measured_csv or build_dir() / "bench" / "explorer.csv"
+    return Explorer(load_results(stored_result_files()), measured_csv=measured_csv, **options)
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+
+def _corpora_available() -> set[str]:
+    found = {"stories", "wide"}
+    if (data_dir() / DATASETS["tinystories-valid"].filename).exists():
+        found.add("tinystories")
+    return found
+
+
+def _versions_available() -> list[str]:
+    """The course's trainers, the reference designs, and the libraries installed (``hf``,
+    ``rustbpe``, from the ``bench`` extra): anything the harness can measure by name."""
+    from bpe_course.bench.libraries import LIBRARIES, library_available
+
+    return [*ALL_TRAINERS, *(name for name in LIBRARIES if library_available(name))]
+
+
+def version_title(version: str) -> str:
+    """A version as the course names it in a list: the registry's title ("V5 heap", "post's V5,
+    GC off"), a library's name, or a reader's ``module:function`` marked as theirs."""
+    if version in ALL_TRAINERS:
+        return ALL_TRAINERS[version].title
+    if ":" in version:
+        return f"yours: {version}"
+    return version_label(version)
+
+
+def _ordered_versions(versions: set[str]) -> list[str]:
+    """The course's versions in the course's order, then the references, libraries, others."""
+    known = [v for v in ALL_TRAINERS if v in versions]
+    return known + sorted(versions - set(known))
+
+
+def _column(title: str, *children):
+    """Controls one above the other, under a bold title."""
+    return w.VBox([w.HTML(f"<b>{title}</b>"), *children])
+
+
+def _list(options: list, value: list, width: int = 230):
+    """A list box tall enough to show every item: what is selected is seen without scrolling."""
+    return w.SelectMultiple(
+        options=options, value=value, rows=max(len(options), 1), layout=_width(width)
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(part) for part in text.replace(",", " ").split() if part.isdigit()]
+
+
+def _width(pixels: int):
+    return w.Layout(width=f"{pixels}px")
