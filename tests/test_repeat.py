@@ -162,18 +162,18 @@ def test_per_merge_cost_between_sizes() -> None:
 
 def test_prediction_divides_only_the_workers_share() -> None:
     costs = dict.fromkeys(parallel.COSTS, 1.0) | {parallel.COUNT: 8.0}
-    assert parallel.predicted_seconds(costs, 1) == 8.0 + 1.0 + 1.0  # counting, adding, encoding
-    # start-up, unpickling, adding, encoding (4) + (counting 8 + pickling 1) / k
-    assert parallel.predicted_seconds(costs, 2) == 4.0 + 9.0 / 2
-    assert parallel.predicted_seconds(costs, 9) == 4.0 + 1.0
+    assert parallel.predicted_seconds(costs, 1) == 8.0 + 1.0 + 1.0  # counting, encoding, adding
+    # start-up, unpickling, adding (3) + (counting 8 + encoding 1 + pickling 1) / k
+    assert parallel.predicted_seconds(costs, 2) == 3.0 + 10.0 / 2
+    assert parallel.predicted_seconds(costs, 10) == 3.0 + 1.0
 
 
-def test_breakdown_counts_the_chunks_count_words_cuts(tmp_path) -> None:
+def test_breakdown_counts_the_tasks_count_words_hands_out(tmp_path) -> None:
     path = tmp_path / "docs.txt"
     path.write_text("<|endoftext|>".join(f"story {i} of the cat" for i in range(400)))
     table = parallel.breakdown(path, workers=2, repeats=2, warmup=0)
     assert set(table["job"]) == set(parallel.COSTS)
-    assert (table["chunks"] == 8).all() and (table["bytes_sent"] > 0).all()
+    assert (table["tasks"] == 8).all() and (table["bytes_sent"] > 0).all()
     assert (table["seconds"] >= 0).all() and len(table) == 2 * len(parallel.COSTS)
     assert (table["cpu_s"] >= 0).all()
     counting = table[table["job"] == parallel.COUNT]
