@@ -2,6 +2,11 @@
 
 One module per command group; this one assembles the parser and turns errors into one line.
 Errors a user can cause are one line on stderr and exit status 2, never a traceback.
+
+Start-up: every command's parser is built for ``--help``, so a command module imports at its top
+only what its parser needs, and what a command runs (the API, the benchmark, pandas, Jupyter)
+inside the function that runs it: ``bpe-course train`` then loads what training uses and no more
+(``tests/test_startup.py`` checks it).
 """
 
 from __future__ import annotations

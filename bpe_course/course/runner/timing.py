@@ -27,6 +27,7 @@ import nbformat
 import pandas as pd
 from nbclient.exceptions import CellExecutionError
 
+from bpe_course.bench.machine import machine_label
 from bpe_course.course import QUICK_ENV
 from bpe_course.course.runner.execute import notebook_client
 
@@ -88,8 +89,6 @@ def markdown_words(path: Path) -> int:
 
 def machine() -> str:
     """The machine, as the benchmark tables name it (its core count included)."""
-    from bpe_course.bench.machine import machine_label
-
     return machine_label()
 
 

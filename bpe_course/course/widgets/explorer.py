@@ -17,6 +17,7 @@ from pathlib import Path
 import ipywidgets as w
 import pandas as pd
 
+from bpe_course.bench.libraries import LIBRARIES, library_available, load_trainer
 from bpe_course.bench.results import (
     Selection,
     load_results,
@@ -38,7 +39,8 @@ from bpe_course.course.widgets.measuring import Job, Measuring, Runner, measure_
 from bpe_course.errors import BPEInputError
 from bpe_course.files import write_atomically
 from bpe_course.paths import build_dir, data_dir, figures_dir
-from bpe_course.plots import version_label
+from bpe_course.plots import save_figure, version_label
+from bpe_course.plots.explorer import describe_point, draw_explorer, nearest
 from bpe_course.trainers import ALL_TRAINERS
 
 READOUT_HINT = "<i>point at a marker to read its values</i>"
@@ -283,8 +285,6 @@ class Explorer:
         self._changed()
 
     def redraw(self, from_thread: bool = False) -> None:
-        from bpe_course.plots.explorer import draw_explorer
-
         with self.lock:
             chosen = self.selection()
             stats = summary(self.table, chosen)
@@ -336,8 +336,6 @@ class Explorer:
         return f'<span style="font-size: {size}">{html.escape("; ".join(parts))}</span>'
 
     def _hover(self, event) -> None:
-        from bpe_course.plots.explorer import describe_point, nearest
-
         point = nearest(self.points.get(event.inaxes, []), event.inaxes, event.xdata, event.ydata)
         if point is not None:
             chosen = self.selection()
@@ -387,8 +385,6 @@ class Explorer:
     def _add_trainer(self) -> None:
         """A reader's trainer (``module:function``, CS336's signature) becomes a version to
         measure beside the course's: checked first, so a typo is a message, not a failed run."""
-        from bpe_course.bench.libraries import load_trainer
-
         spec = self.own_trainer.value.strip()
         if not spec:
             return
@@ -460,8 +456,6 @@ class Explorer:
     # --- export ---------------------------------------------------------------------------------
 
     def save_figure(self, name: str = "explorer") -> list[Path]:
-        from bpe_course.plots import save_figure
-
         paths = save_figure(self.figure, name)
         self._notice = "saved " + ", ".join(str(p) for p in paths)
         self.redraw()
@@ -496,8 +490,6 @@ def _corpora_available() -> set[str]:
 def _versions_available() -> list[str]:
     """The course's trainers, the reference designs, and the libraries installed (``hf``,
     ``rustbpe``, from the ``bench`` extra): anything the harness can measure by name."""
-    from bpe_course.bench.libraries import LIBRARIES, library_available
-
     return [*ALL_TRAINERS, *(name for name in LIBRARIES if library_available(name))]
 
 

@@ -12,6 +12,9 @@ from IPython.display import display
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from bpe_course.course.widgets.window import WindowSize
+from bpe_course.plots import style
+
 # ipympl lays its toolbar over the figure (position: absolute), where it hides the first panel's
 # title or label: here it takes its own room above the figure.
 CANVAS_STYLE = """
@@ -23,8 +26,6 @@ CANVAS_STYLE = """
 def live_figure(interactive: bool | None):
     """A figure and what shows it: an ipympl canvas (zoom, pan, hover) when ipympl works in this
     kernel, else an Output that shows the figure as a picture."""
-    from bpe_course.plots import style
-
     figure = Figure(figsize=(style.MAX_WIDTH, 6.0), dpi=style.DPI)
     if interactive is None:
         interactive = in_kernel()
@@ -64,13 +65,9 @@ def show_figure(figure, canvas, now: bool = False) -> None:
         canvas.draw_idle()
 
 
-def window_size(on_change: Callable[[int, int], None]):
-    """The browser's room for the figure, reported to ``on_change``; None without anywidget
-    (the figure then keeps its default size)."""
-    try:  # anywidget's JavaScript measures the window; without it, the default size
-        from bpe_course.course.widgets.window import WindowSize
-    except ImportError:
-        return None
+def window_size(on_change: Callable[[int, int], None]) -> WindowSize:
+    """The browser's room for the figure (anywidget's JavaScript measures the window), reported
+    to ``on_change``."""
     window = WindowSize()
     window.observe(lambda _: on_change(window.width, window.height), names=["width", "height"])
     return window

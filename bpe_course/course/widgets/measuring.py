@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from bpe_course.bench.harness import cell_columns, run_cell
+from bpe_course.bench.machine import context
 from bpe_course.corpora.datasets import course_corpus
 
 Cell = tuple[str, int, int, str]  # corpus, size in bytes, vocab size, version
@@ -24,9 +26,6 @@ def measure_cell(
 ) -> dict:
     """One run of the harness (a fresh process) for a cell: the row the explorer adds. Setting
     ``cancel`` kills the run under way."""
-    from bpe_course.bench.harness import cell_columns, run_cell
-    from bpe_course.bench.machine import context
-
     corpus, size_bytes, vocab, version = cell
     path = course_corpus(size_bytes, corpus)
     result = run_cell(path, version, vocab, workers, timeout_s, cancel)

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import ipywidgets as w
 
+from bpe_course.pretokenize import CL100K_NAMED, which_alternative
+
 # Strong enough to tell apart side by side, light enough for black text (WCAG contrast > 7).
 TOKEN_COLOURS = ["#9ecae1", "#fdae6b", "#a1d99b", "#d9b3ff", "#fdd0a2", "#c6dbef"]
 ALTERNATIVE_COLOURS = {
@@ -82,8 +84,6 @@ def pieces_html(pieces: Sequence[tuple[str, str]]) -> str:
 
 def pretokenizer_highlighter(initial: str = 'She said: "I\'ll pay $12.50 for 3 cakes!"   Then\n'):
     """Type text; see which of the six alternatives of GPT-2's pattern took each pretoken."""
-    from bpe_course.pretokenize import which_alternative
-
     box = w.Textarea(value=initial, description="text:", layout=w.Layout(width="90%", height="5em"))
     shown = w.HTML()
 
@@ -101,8 +101,6 @@ def tokenizer_playground(
 ):
     """Type text, pick one of ``tokenizers`` (by vocab size): its tokens with ids, the counts and
     bytes per token, and the pretokens of GPT-2's and GPT-4's patterns side by side."""
-    from bpe_course.pretokenize import CL100K_NAMED, which_alternative
-
     sizes = sorted(tokenizers)
     box = w.Textarea(value=initial, description="text:", layout=w.Layout(width="90%", height="5em"))
     vocab = w.Dropdown(options=sizes, value=sizes[-1], description="vocab size:")
