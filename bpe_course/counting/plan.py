@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
@@ -235,18 +235,22 @@ def find_chunk_boundaries(path: Path, desired_chunks: int, split_token: bytes | 
 
 
 def _next_occurrence(f: BinaryIO, start: int, token: bytes) -> int | None:
-    overlap = len(token) - 1
+    return _find_from(f, start, lambda block: block.find(token), len(token) - 1)
+
+
+def _find_from(f: BinaryIO, start: int, search: Callable[[bytes], int], overlap: int) -> int | None:
+    """The offset in ``f`` of the first place at or after ``start`` where ``search`` (on a
+    block: an index, or -1) finds something, or None. Blocks are read ahead and overlap by
+    ``overlap`` bytes, so a match across two blocks is still seen: the file is never read whole."""
     position = start
     while True:
         f.seek(position)
         block = f.read(_SCAN_BLOCK + overlap)
-        if not block:
-            return None
-        index = block.find(token)
-        if index != -1:
-            return position + index
         if len(block) <= overlap:
             return None
+        index = search(block)
+        if index != -1:
+            return position + index
         position += len(block) - overlap
 
 
@@ -274,16 +278,13 @@ def piece_cuts(path: Path, desired_chunks: int) -> list[int]:
 
 
 def _next_piece_cut(f: BinaryIO, start: int) -> int | None:
-    position = max(start - 1, 0)  # the letter may sit just before the guess
-    while True:
-        f.seek(position)
-        block = f.read(_SCAN_BLOCK)
-        if len(block) < 2:
-            return None
-        match = _PIECE_CUT.search(block)
-        if match is not None:
-            return position + match.start() + 1
-        position += len(block) - 1
+    # the letter may sit just before the guess; the cut is the space after it
+    return _find_from(f, max(start - 1, 0), _letter_then_space, 1)
+
+
+def _letter_then_space(block: bytes) -> int:
+    match = _PIECE_CUT.search(block)
+    return -1 if match is None else match.start() + 1
 
 
 # --- Safe cuts: chunks still too long -----------------------------------------------------------
