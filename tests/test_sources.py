@@ -227,3 +227,56 @@ def test_train_bpe_on_a_folder_learns_what_the_concatenation_does(tmp_path) -> N
     expected = train_bpe(tmp_path / "whole.txt", 400, [EOT], workers=1)
     for version in ("v1", "v5"):
         assert train_bpe(folder, 400, [EOT], version=version, workers=2) == expected
+
+
+# --- A corpus that changes while it is counted ---------------------------------------------------
+
+
+def _changing(path: Path, change) -> list[int]:
+    """A progress callback that changes ``path`` once, after the first chunk is counted."""
+    seen: list[int] = []
+
+    def on_counted(amount: int) -> None:
+        if not seen:
+            change(path)
+        seen.append(amount)
+
+    return on_counted
+
+
+@pytest.mark.parametrize("counter", ["pattern", "pieces"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 3]),  # truncated
+        lambda path: path.write_bytes(path.read_bytes().upper()),  # rewritten, the same size
+        lambda path: path.write_bytes(path.read_bytes() + b" more words"),  # grown
+    ],
+    ids=["truncated", "rewritten", "grown"],
+)
+def test_a_file_changed_while_counted_stops_the_run_with_one_line(
+    tmp_path, monkeypatch, counter, change
+) -> None:
+    # The counts of a file that changed under the run are of no one text: a vocabulary learned
+    # from them would look complete and be wrong.
+    monkeypatch.setattr(plan, "DOCUMENT_CHUNK_BYTES", 2000)
+    monkeypatch.setattr(plan, "PIECE_CHUNK_BYTES", 2000)
+    path = tmp_path / "corpus.txt"
+    path.write_text(documents(40_000), encoding="utf-8")
+    with pytest.raises(BPEInputError, match=r"corpus\.txt changed while it was counted"):
+        count_words(path, [EOT], counter=counter, on_counted=_changing(path, change))
+
+
+def test_a_shard_replaced_while_counted_is_named(tmp_path) -> None:
+    folder = tmp_path / "shards"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (folder / name).write_text(documents(20_000), encoding="utf-8")
+
+    def replace(_: Path) -> None:
+        swap = folder / "new.tmp"
+        swap.write_text(documents(20_000).replace("the", "a"), encoding="utf-8")
+        swap.replace(folder / "b.txt")  # a new file under the old name
+
+    with pytest.raises(BPEInputError, match=r"b\.txt changed while it was counted"):
+        count_words(folder, [EOT], on_counted=_changing(folder, replace))

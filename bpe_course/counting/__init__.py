@@ -30,7 +30,7 @@ from bpe_course.counting.plan import (
     effective_workers,
     plan_tasks,
 )
-from bpe_course.counting.sources import Corpus, resolve_sources
+from bpe_course.counting.sources import Corpus, check_unchanged, file_states, resolve_sources
 from bpe_course.counting.tasks import add_up, count_task
 from bpe_course.pool import run_tasks
 from bpe_course.pretokenize import GPT2_PATTERN
@@ -89,6 +89,7 @@ def count_words(
             on_counted=on_counted,
         )
     paths = resolve_sources(corpus)
+    states = file_states(paths)
     counter_class(chosen)  # its module loaded here, before the pool forks, not once per worker
     size = sum(path.stat().st_size for path in paths)
     n_workers = effective_workers(size, workers, min_bytes_per_worker)
@@ -103,10 +104,12 @@ def count_words(
             start_method=start_method,
             on_progress=_both(bar, on_counted),
         )
-        return add_up(results)
+        word_counts = add_up(results)
     finally:
         if bar is not None:
             bar.close()
+    check_unchanged(paths, states)
+    return word_counts
 
 
 def _both(

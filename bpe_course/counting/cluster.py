@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 from bpe_course.bars import progress_bar
 from bpe_course.counting.counters import choose_counter
 from bpe_course.counting.plan import Task, effective_workers, plan_tasks
-from bpe_course.counting.sources import Corpus, resolve_sources
+from bpe_course.counting.sources import Corpus, check_unchanged, file_states, resolve_sources
 from bpe_course.counting.tasks import count_task
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import GPT2_PATTERN
@@ -248,6 +248,7 @@ def count_words_on_cluster(
     future (the notebook and the tests kill a worker from it).
     """
     paths = resolve_sources(corpus)  # every shard checked here: a missing one fails before any task
+    states = file_states(paths)
     require_dask()
     chosen = choose_counter(counter, special_tokens, pattern)
     plan = functools.partial(
@@ -276,6 +277,7 @@ def count_words_on_cluster(
         counts = map_reduce(
             client, planned, progress=progress, on_counted=on_counted, on_done=on_done
         )
+    check_unchanged(paths, states)
     return dict(counts)
 
 

@@ -6,7 +6,8 @@ of a file is a document boundary too (:mod:`bpe_course.counting.plan` cuts them 
 
 Every file is checked before any work starts, so a missing or unreadable shard fails the run at
 once, with its name (and a FIFO, a socket or a device is refused before it is opened: reading a
-FIFO no one writes would block forever)."""
+FIFO no one writes would block forever). A file that changes while it is counted stops the run
+(:func:`check_unchanged`): a vocabulary learned from part of a file would look complete."""
 
 from __future__ import annotations
 
@@ -167,3 +168,35 @@ def describe(corpus: Corpus) -> str:
     if len(items) == 1:
         return items[0]
     return f"{len(items)} paths ({Path(items[0]).name} ... {Path(items[-1]).name})"
+
+
+FileState = tuple[int, int, int, int]  # size, modification time (ns), inode, device
+
+
+def file_states(paths: Sequence[Path]) -> list[FileState]:
+    """What tells each file from another under its name: checked again after the counting."""
+    return [_state(path) for path in paths]
+
+
+def check_unchanged(paths: Sequence[Path], states: Sequence[FileState]) -> None:
+    """Raise one clear error naming the first file that changed (truncated, grown, rewritten,
+    replaced, gone) since ``states`` were taken: its counts would be of no one text."""
+    for path, then in zip(paths, states):
+        try:
+            now: FileState | None = _state(path)
+        except OSError:
+            now = None
+        if now != then:
+            raise changed_while_counted(path)
+
+
+def changed_while_counted(path: str | os.PathLike[str]) -> BPEInputError:
+    return BPEInputError(
+        f"{path} changed while it was counted: the counts would be of no one text. Train "
+        "again once the corpus no longer changes (copy it first if something writes to it)."
+    )
+
+
+def _state(path: Path) -> FileState:
+    info = path.stat()
+    return (info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from bpe_course.counting.plan import ByteRange, Task, chunk_bytes, pick_split_token
+from bpe_course.counting.sources import changed_while_counted
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import GPT2_PATTERN
 from bpe_course.safe_cuts import next_safe_cut
@@ -52,10 +53,15 @@ def task_texts(task: Task) -> Iterator[Text]:
 
 
 def read_range(byte_range: ByteRange) -> bytes:
+    """The bytes of a plain range, all of them: a file cut short since it was planned is one
+    clear error, never a text counted in part."""
     path, start, end = byte_range
     with open(path, "rb") as f:
         f.seek(start)
-        return f.read(end - start)
+        data = f.read(end - start)
+    if len(data) != end - start:
+        raise changed_while_counted(path)
+    return data
 
 
 def _gzip_texts(byte_range: ByteRange, task: Task) -> Iterator[Text]:
