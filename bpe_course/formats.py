@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bpe_course.errors import BPEInputError
 from bpe_course.files import partial_path
+from bpe_course.pretokenize import check_special_tokens
 
 MERGES_HEADER = "#version: 0.2"
 MANIFEST = "tokenizer.sha256"  # the hashes of a pair saved together (sha256sum's format)
@@ -138,21 +139,6 @@ def _write_together(folder: Path, contents: dict[str, bytes]) -> None:
         raise BPEInputError(f"could not write {folder / name}: {err.strerror}") from None
 
 
-def special_token_list(special_tokens: Sequence[str] | None) -> list[str]:
-    """``special_tokens`` as a list; one string alone is refused (it would be read as a list of
-    one-character special tokens, and every ``<`` would become one)."""
-    if isinstance(special_tokens, (str, bytes)):
-        raise BPEInputError(
-            f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}"
-            f" ({special_tokens!r}); write [{special_tokens!r}]"
-        )
-    tokens = list(special_tokens or [])
-    for token in tokens:
-        if not isinstance(token, str):
-            raise BPEInputError(f"special token {token!r} is not a string")
-    return tokens
-
-
 def check_output_folder(folder: str | os.PathLike[str]) -> Path:
     """``folder`` if the tokenizer's files can be written there, else one clear error: so the
     command line checks ``-o`` before training, not after."""
@@ -197,7 +183,7 @@ def load_gpt2(
     a pair that does not match the ``MANIFEST`` saved beside it.
     """
     vocab_path, merges_path = Path(vocab_path), Path(merges_path)
-    specials = set(special_token_list(special_tokens))
+    specials = set(check_special_tokens(special_tokens))
     vocab_data, merges_data = _read_bytes(vocab_path), _read_bytes(merges_path)
     _check_manifest(vocab_path, vocab_data, merges_path, merges_data)
     text = _decode(vocab_path, vocab_data)

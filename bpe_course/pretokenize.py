@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 
 import regex
 
+from bpe_course.errors import BPEInputError
 from bpe_course.safe_cuts import split_long
 
 # The pretokenizer of GPT-2 (Radford et al., 2019): contractions, optional space + letters,
@@ -105,6 +106,35 @@ CL100K_NAMED = regex.compile("|".join(f"(?P<{k}>{v})" for k, v in CL100K_ALTERNA
 
 # The document separator of TinyStories and of GPT-2; chunks are cut at it when it is a special token.
 END_OF_TEXT = "<|endoftext|>"
+
+
+def check_special_tokens(special_tokens: Sequence[str] | None) -> list[str]:
+    """``special_tokens`` as a list (None: none), or one clear error: one string alone (it would
+    be read as one-character tokens, and every ``<`` would become one), a token that is not a
+    string, empty (it would match between every two characters), holds a lone surrogate (UTF-8
+    cannot encode it, so it could never be matched) or is given twice. Training and the
+    tokenizer check their special tokens here."""
+    if isinstance(special_tokens, (str, bytes)):
+        raise BPEInputError(
+            f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}"
+            f" ({special_tokens!r}); write [{special_tokens!r}]"
+        )
+    tokens = list(special_tokens or [])
+    for token in tokens:
+        if not isinstance(token, str):
+            raise BPEInputError(f"special token {token!r} is not a string")
+        if token == "":
+            raise BPEInputError("special tokens must not be empty strings")
+        surrogate = next((c for c in token if "\ud800" <= c <= "\udfff"), None)
+        if surrogate is not None:
+            raise BPEInputError(
+                f"special token {token!r} holds a lone surrogate (U+{ord(surrogate):04X}), "
+                "which UTF-8 cannot encode"
+            )
+    duplicates = sorted({t for t in tokens if tokens.count(t) > 1})
+    if duplicates:
+        raise BPEInputError(f"special tokens must be distinct; repeated: {duplicates}")
+    return tokens
 
 
 def special_token_regex(special_tokens: Sequence[str]) -> regex.Pattern | None:

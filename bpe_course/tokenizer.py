@@ -18,8 +18,8 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 
 from bpe_course.errors import BPEInputError
-from bpe_course.formats import load_gpt2, save_gpt2, special_token_list
-from bpe_course.pretokenize import GPT2_REGEX, special_token_regex
+from bpe_course.formats import load_gpt2, save_gpt2
+from bpe_course.pretokenize import GPT2_REGEX, check_special_tokens, special_token_regex
 from bpe_course.trainers.common import Merges, Vocab, merge_word
 
 _CACHE_LIMIT = 1 << 18  # distinct pretokens kept; TinyStories has ~13k, web text far more
@@ -33,7 +33,7 @@ class Tokenizer:
     ) -> None:
         self.vocab: Vocab = dict(vocab)
         self.merges: Merges = list(merges)
-        self.special_tokens: list[str] = special_token_list(special_tokens)
+        self.special_tokens: list[str] = check_special_tokens(special_tokens)
         # Two ids can spell the same bytes (ab + c and a + bc): encoding emits the lowest.
         self._id_of: dict[bytes, int] = {}
         for token_id, token in sorted(self.vocab.items()):

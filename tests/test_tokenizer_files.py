@@ -238,6 +238,29 @@ def test_one_string_as_special_tokens_is_refused(two_tokenizers, tmp_path) -> No
         Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", EOT)
 
 
+@pytest.mark.parametrize(
+    ("specials", "message"),
+    [
+        ([""], "must not be empty"),  # it matched between every two bytes: its id everywhere
+        (["<|\udcff|>"], "lone surrogate"),
+        ([EOT, EOT], "must be distinct"),
+    ],
+)
+def test_the_tokenizer_refuses_the_special_tokens_training_refuses(
+    two_tokenizers, tmp_path, specials, message
+) -> None:
+    vocab, merges = two_tokenizers[0]
+    with pytest.raises(BPEInputError, match=message):
+        Tokenizer(vocab, merges, specials)
+    save_gpt2(vocab, merges, tmp_path)
+    with pytest.raises(BPEInputError, match=message):
+        Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", specials)
+    path = tmp_path / "c.txt"
+    path.write_text("hello there", encoding="utf-8")
+    with pytest.raises(BPEInputError, match=message):
+        train_bpe(path, 300, specials)
+
+
 def test_special_tokens_none_means_none(tmp_path) -> None:
     path = tmp_path / "c.txt"
     path.write_text("hello there, hello again", encoding="utf-8")

@@ -18,6 +18,7 @@ from time import perf_counter
 from typing import Protocol
 
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
+from bpe_course.pretokenize import check_special_tokens
 
 Pair = tuple[int, int]
 Vocab = dict[int, bytes]
@@ -134,25 +135,7 @@ def check_training_arguments(vocab_size: object, special_tokens: Sequence[str]) 
     """
     if special_tokens is None:
         raise BPEInputError("special_tokens must be a list of strings (empty for none), not None")
-    if isinstance(special_tokens, (str, bytes)):
-        raise BPEInputError(
-            f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}"
-            f" ({special_tokens!r}); write [{special_tokens!r}]"
-        )
-    for token in special_tokens:
-        if not isinstance(token, str):
-            raise BPEInputError(f"special token {token!r} is not a string")
-        if token == "":
-            raise BPEInputError("special tokens must not be empty strings")
-        surrogate = next((c for c in token if "\ud800" <= c <= "\udfff"), None)
-        if surrogate is not None:  # UTF-8 cannot encode it: the token could never be matched
-            raise BPEInputError(
-                f"special token {token!r} holds a lone surrogate (U+{ord(surrogate):04X}), "
-                "which UTF-8 cannot encode"
-            )
-    duplicates = sorted({t for t in special_tokens if list(special_tokens).count(t) > 1})
-    if duplicates:
-        raise BPEInputError(f"special tokens must be distinct; repeated: {duplicates}")
+    check_special_tokens(special_tokens)
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
         raise BPEInputError(f"vocab_size must be an integer, not {vocab_size!r}")
     floor = 256 + len(special_tokens)
