@@ -50,6 +50,22 @@ def test_the_api_refuses_a_fifo_in_a_list(fifo, tmp_path) -> None:
         resolve_sources([good, fifo])
 
 
+@posix_only
+@pytest.mark.parametrize("named", ["folder", "glob"])
+def test_a_fifo_inside_a_corpus_folder_or_glob_is_named_not_skipped(tmp_path, named) -> None:
+    # Skipped in silence, the text someone meant to pipe in would be missing from the corpus.
+    from bpe_course import BPEInputError
+    from bpe_course.counting.sources import resolve_sources
+
+    folder = tmp_path / "shards"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a cat", encoding="utf-8")
+    os.mkfifo(folder / "b.txt")
+    corpus = folder if named == "folder" else folder / "*.txt"
+    with pytest.raises(BPEInputError, match=r"b\.txt is not a regular file but a FIFO"):
+        resolve_sources(corpus)
+
+
 def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

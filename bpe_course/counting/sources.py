@@ -85,7 +85,10 @@ def _expand(item: PathLike) -> list[Path]:
             raise BPEInputError(f"{path} is a directory with no files to train on")
         return found
     if not path.exists() and _GLOB_CHARACTERS & set(str(item)):
-        found = sorted(Path(p) for p in glob.glob(str(item), recursive=True) if Path(p).is_file())
+        # every match but folders: a FIFO or a device is then named by check_file, not skipped
+        found = sorted(
+            Path(p) for p in glob.glob(str(item), recursive=True) if not Path(p).is_dir()
+        )
         if not found:
             raise BPEInputError(f"no files match {item}")
         return found
@@ -94,7 +97,8 @@ def _expand(item: PathLike) -> list[Path]:
 
 def _files_under(folder: Path) -> list[Path]:
     """The files under ``folder``, sorted, names starting with a dot skipped; a subfolder that
-    cannot be listed is an error, never skipped in silence (its files would be missing). Links
+    cannot be listed, or an entry that is not a regular file, is an error, never skipped in
+    silence (its text would be missing). Links
     to folders are followed (shards are often linked in), each folder walked once."""
 
     def refuse(err: OSError) -> None:
@@ -116,12 +120,11 @@ def _files_under(folder: Path) -> list[Path]:
             path = Path(root) / name
             if name.startswith("."):
                 continue
-            if path.is_file():
-                found.append(path)
-            elif path.is_symlink() and not path.exists():  # a shard its link lost: say so
+            if path.is_symlink() and not path.exists():  # a shard its link lost: say so
                 raise BPEInputError(
                     f"{path} is a link to {os.readlink(path)}, which does not exist"
                 )
+            found.append(path)  # a FIFO or a device too: check_file names it, never skips it
     return sorted(found)
 
 
