@@ -64,7 +64,9 @@ def count_words(
     :mod:`~bpe_course.counting.counters`). ``pattern``: the pretokenizer's pattern (GPT-2's by
     default). ``scheduler``: count on a Dask cluster instead, ``"local"`` or an address (the
     ``cluster`` extra). ``progress``: show a bar (bytes read; on Dask, tasks done).
-    ``on_counted``: called with the bytes read as the counting goes. ``start_method``: ``"spawn"``, ``"fork"`` or ``"forkserver"`` for the pool.
+    ``on_counted``: called with the bytes read as the counting goes. ``start_method``:
+    ``"spawn"``, ``"fork"`` or ``"forkserver"`` for the pool. A file that changes while it is
+    counted stops the run (:func:`~bpe_course.counting.sources.check_unchanged`).
 
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
