@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
 
@@ -69,6 +69,13 @@ class MergeEvent:
 OnMerge = Callable[[MergeEvent], None]
 
 
+class StageTimes(TypedDict):
+    """The two stages' seconds, named as :class:`MergeEvent`'s fields (``MergeEvent(..., **times)``)."""
+
+    find_s: float
+    rewrite_s: float
+
+
 class StageClock:
     """The clock of a merge's two stages, read only when an ``on_merge`` callback listens: finding
     the best pair (:meth:`finding` to :meth:`found`), then everything after it until the callback
@@ -94,7 +101,7 @@ class StageClock:
         if self.on:
             self.rewrite_start = perf_counter()
 
-    def times(self) -> dict[str, float]:
+    def times(self) -> StageTimes:
         """``find_s`` and ``rewrite_s`` for :class:`MergeEvent`."""
         return {
             "find_s": self.found_at - self.start,

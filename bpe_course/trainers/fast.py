@@ -258,7 +258,8 @@ def merge_loop(
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
     # no reference cycles are made here (change 5 above): the collector is off
     with collector_paused():
-        vocab, merges = initial_vocab(special_tokens), []
+        vocab = initial_vocab(special_tokens)
+        merges: Merges = []
         wanted = vocab_size - len(vocab)  # valid: checked by the API
         words = [word for word in word_counts if len(word) > 1]  # none: no pair, the heap is empty
         flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)

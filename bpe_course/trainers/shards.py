@@ -276,7 +276,8 @@ def merge_loop(
     home once the last ``window`` merges averaged fewer sites (0: never; ``float("inf")`` with
     ``window=1``: after the first merge). ``start_method``: ``"fork"``, ``"spawn"``... (default: the platform's).
     """
-    vocab, merges = initial_vocab(special_tokens), []
+    vocab = initial_vocab(special_tokens)
+    merges: Merges = []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words = [word for word in word_counts if len(word) > 1]
     if not words:  # no pair at all, and no worker to start for it

@@ -197,7 +197,8 @@ def merge_loop(
     """
     if not compaction_factor >= 1:
         raise ValueError(f"compaction_factor must be at least 1, not {compaction_factor!r}")
-    vocab, merges = initial_vocab(special_tokens), []
+    vocab = initial_vocab(special_tokens)
+    merges: Merges = []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)
