@@ -15,13 +15,16 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Protocol, TypedDict
+from typing import Protocol, TypedDict, TypeVar
 
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
 
 Pair = tuple[int, int]
 Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
+# What a word is made of, for merge_word: token ids in training, bytes in the tokenizer (it only
+# compares them).
+Token = TypeVar("Token")
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +239,9 @@ def heap_pair_key(
 # --- Merging one word ------------------------------------------------------------------------------
 
 
-def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...]:
+def merge_word(
+    word: Sequence[Token], pair: tuple[Token, Token], new_id: Token
+) -> tuple[Token, ...]:
     """``word`` with every occurrence of ``pair`` replaced by the single id ``new_id``.
 
     Scan left to right; occurrences do not overlap: after a merge the scan goes on after the
@@ -247,7 +252,7 @@ def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...
     """
     ### BEGIN SOLUTION
     left, right = pair
-    out: list[int] = []
+    out: list[Token] = []
     i, n = 0, len(word)
     while i < n:
         if word[i] == left and i + 1 < n and word[i + 1] == right:
