@@ -144,7 +144,7 @@ def _merge_sites(
     At a site ``x a b y``: ``(x, a)`` and ``(b, y)`` lose the count, ``(x, N)`` and ``(N, y)`` are
     made. Two adjacent sites ``a b a b`` share the middle: ``(b, a)`` is lost and ``(N, N)`` made.
     """
-    a, b = best
+    a, b = best[0], best[1]  # a pair is two characters
     created: dict[str, list[int]] = {}
     get = created.get
     find = str.find
