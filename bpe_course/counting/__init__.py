@@ -30,7 +30,7 @@ from bpe_course.counting.plan import (
 )
 from bpe_course.counting.sources import Corpus, resolve_sources
 from bpe_course.counting.tasks import add_up, count_task
-from bpe_course.pool import run_tasks
+from bpe_course.pool import StartMethod, run_tasks
 from bpe_course.pretokenize import GPT2_PATTERN
 
 __all__ = ["Corpus", "corpus_shape", "count_words"]
@@ -46,7 +46,7 @@ def count_words(
     scheduler: str | None = None,
     on_counted: Callable[[int], None] | None = None,
     min_bytes_per_worker: int = MIN_BYTES_PER_WORKER,
-    start_method: str | None = None,
+    start_method: StartMethod = None,
 ) -> dict[bytes, int]:
     """Word counts of a corpus, ``{word bytes: count}``; the same for any ``workers``, any
     ``counter`` and any ``scheduler``.
