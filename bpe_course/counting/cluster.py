@@ -56,6 +56,7 @@ TASK_BYTES = 256_000_000
 
 if TYPE_CHECKING:
     from distributed import Client, Future
+    from tqdm.auto import tqdm
 
 LOCAL = "local"  # the scheduler value that starts a cluster on this machine
 INSTALL = "pip install 'bpe_course[cluster]'"
@@ -282,9 +283,9 @@ def _wait_for_threads(client: Client) -> int:
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
     except TimeoutError:
-        raise BPEInputError(
-            f"the Dask scheduler at {client.scheduler.address} has no workers"
-        ) from None
+        scheduler = client.scheduler  # None only before a client connects, or once it closes
+        address = "?" if scheduler is None else scheduler.address
+        raise BPEInputError(f"the Dask scheduler at {address} has no workers") from None
     return sum(client.nthreads().values())
 
 
@@ -339,7 +340,7 @@ def map_reduce(
             bar.close()
 
 
-def _bar(enabled: bool | None, total: int):
+def _bar(enabled: bool | None, total: int) -> tqdm | None:
     if not enabled:
         return None
     from tqdm.auto import tqdm  # the widget's machinery only for a bar asked for
