@@ -72,7 +72,7 @@ def run_tasks(
     workers: int,
     *,
     start_method: StartMethod = None,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int], object] | None = None,
 ) -> Iterator[Any]:
     """``function(task)`` for every task, yielded in the order they finish: in this process when
     ``workers`` is 1 or there is one task (no pool to start), else on a :func:`process_pool` of
@@ -102,7 +102,7 @@ def report_progress(amount: int) -> None:
         _reporter(amount)
 
 
-_reporter: Callable[[int], None] | None = None  # where report_progress sends, in this process
+_reporter: Callable[[int], object] | None = None  # where report_progress sends, in this process
 
 
 def _report_to(queue: SimpleQueue[int] | None) -> None:
@@ -114,7 +114,7 @@ def _report_to(queue: SimpleQueue[int] | None) -> None:
 def _run_here(
     function: Callable[[Any], Any],
     tasks: Sequence[Any],
-    on_progress: Callable[[int], None] | None,
+    on_progress: Callable[[int], object] | None,
 ) -> Iterator[Any]:
     global _reporter
     previous, _reporter = _reporter, on_progress
@@ -125,7 +125,7 @@ def _run_here(
         _reporter = previous
 
 
-def _relay(queue: SimpleQueue[int] | None, on_progress: Callable[[int], None] | None) -> None:
+def _relay(queue: SimpleQueue[int] | None, on_progress: Callable[[int], object] | None) -> None:
     if queue is None or on_progress is None:  # a queue is made only for an on_progress
         return
     while not queue.empty():

@@ -44,7 +44,7 @@ def count_words(
     counter: str = "pattern",
     pattern: str = GPT2_PATTERN,
     scheduler: str | None = None,
-    on_counted: Callable[[int], None] | None = None,
+    on_counted: Callable[[int], object] | None = None,
     min_bytes_per_worker: int = MIN_BYTES_PER_WORKER,
     start_method: StartMethod = None,
 ) -> dict[bytes, int]:

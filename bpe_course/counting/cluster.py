@@ -232,7 +232,7 @@ def count_words_on_cluster(
     counter: str = "pattern",
     pattern: str = GPT2_PATTERN,
     progress: bool | None = None,
-    on_counted: Callable[[int], None] | None = None,
+    on_counted: Callable[[int], object] | None = None,
     on_done: Callable[[Future], None] | None = None,
 ) -> dict[bytes, int]:
     """Word counts of a corpus (one file, a directory, a glob, a list; plain or ``.gz``), counted
@@ -294,7 +294,7 @@ def map_reduce(
     tasks: Sequence[Task],
     *,
     progress: bool | None = None,
-    on_counted: Callable[[int], None] | None = None,
+    on_counted: Callable[[int], object] | None = None,
     on_done: Callable[[Future], None] | None = None,
 ) -> Counter[bytes]:
     """Count every task on the cluster and add the partial counts in a tree on the workers.
