@@ -43,6 +43,7 @@ stubs: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 clean-venv:
 	rm -rf $(VENV)
