@@ -6,6 +6,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from bpe_course.bars import progress_bar
 from bpe_course.counting import count_words
@@ -13,6 +14,9 @@ from bpe_course.counting.sources import Corpus, check_file, describe
 from bpe_course.errors import BPEInputError
 from bpe_course.trainers import Trainer, get_trainer
 from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check_training_arguments
+
+if TYPE_CHECKING:  # for the hints only: loaded when a bar is shown
+    from tqdm import tqdm
 
 
 def train_bpe(
@@ -90,7 +94,7 @@ def learn_merges(
     *,
     progress: bool | None = None,
     on_merge: OnMerge | None = None,
-    **options,
+    **options: Any,
 ) -> tuple[Vocab, Merges]:
     """The merge loop of ``version`` on words already counted (``count_words``), with a progress
     bar when asked: the notebooks' long measurements call this instead of ``merge_loop``.
@@ -111,7 +115,7 @@ def _run_merge_loop(
     special_tokens: Sequence[str],
     progress: bool | None,
     on_merge: OnMerge | None,
-    **options,
+    **options: Any,
 ) -> tuple[Vocab, Merges]:
     """The merge loop on arguments already checked (the loops assume them valid)."""
     wanted = vocab_size - 256 - len(special_tokens)
@@ -133,7 +137,7 @@ def check_corpus_path(input_path: str | os.PathLike[str]) -> Path:
     return check_file(Path(input_path))
 
 
-def _chain(bar, on_merge: OnMerge | None) -> OnMerge:
+def _chain(bar: tqdm, on_merge: OnMerge | None) -> OnMerge:
     def step(event: MergeEvent) -> None:
         bar.update(1)
         if on_merge is not None:

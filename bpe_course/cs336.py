@@ -19,6 +19,7 @@ your_file.py``.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from bpe_course.api import train_bpe
 from bpe_course.errors import BPEInputError
@@ -32,7 +33,7 @@ def run_train_bpe(
     input_path: str | os.PathLike,
     vocab_size: int,
     special_tokens: list[str],
-    **kwargs,
+    **kwargs: Any,
 ) -> tuple[Vocab, Merges]:
     """Train on ``input_path``: ``(vocab, merges)`` as CS336 defines them (vocab: id -> bytes,
     ``vocab_size`` entries with the special tokens; merges: ``(bytes, bytes)`` in order).

@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import NoReturn
 
 from bpe_course.errors import BPEInputError
 from bpe_course.files import partial_path
@@ -204,7 +205,8 @@ def load_gpt2(
 
 
 def _json_entries(path: Path, text: str) -> list[tuple]:
-    def no_constant(name: str):  # NaN and Infinity: Python reads them, JSON has no such thing
+    # NaN and Infinity: Python reads them, JSON has no such thing
+    def no_constant(name: str) -> NoReturn:
         raise ValueError(name)
 
     try:
@@ -322,7 +324,9 @@ def _read_merges(
     return merges
 
 
-def _check_manifest(vocab_path: Path, vocab_data: bytes, merges_path: Path, merges_data: bytes):
+def _check_manifest(
+    vocab_path: Path, vocab_data: bytes, merges_path: Path, merges_data: bytes
+) -> None:
     """Refuse a pair that does not match the hashes ``save_gpt2`` recorded beside it."""
     manifest = vocab_path.parent / MANIFEST
     if merges_path.parent != vocab_path.parent or not manifest.is_file():

@@ -24,15 +24,23 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from bpe_course.errors import WorkerDiedError
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import SimpleQueue
+
+# How a pool (or shards' merge workers) start their processes: one of multiprocessing's start
+# methods, or None for the platform's default (None inside the Literal: a type checker then picks
+# get_context's overload for each value, a context that has a Process class).
+StartMethod = Literal["fork", "spawn", "forkserver", None]
 
 
 @contextlib.contextmanager
 def process_pool(
     workers: int,
-    start_method: str | None = None,
+    start_method: StartMethod = None,
     initializer: Callable[..., None] | None = None,
     initargs: tuple = (),
 ) -> Iterator[ProcessPoolExecutor]:
@@ -63,8 +71,8 @@ def run_tasks(
     tasks: Sequence[Any],
     workers: int,
     *,
-    start_method: str | None = None,
-    on_progress: Callable[[int], None] | None = None,
+    start_method: StartMethod = None,
+    on_progress: Callable[[int], object] | None = None,
 ) -> Iterator[Any]:
     """``function(task)`` for every task, yielded in the order they finish: in this process when
     ``workers`` is 1 or there is one task (no pool to start), else on a :func:`process_pool` of
@@ -94,10 +102,10 @@ def report_progress(amount: int) -> None:
         _reporter(amount)
 
 
-_reporter: Callable[[int], None] | None = None  # where report_progress sends, in this process
+_reporter: Callable[[int], object] | None = None  # where report_progress sends, in this process
 
 
-def _report_to(queue) -> None:
+def _report_to(queue: SimpleQueue[int] | None) -> None:
     """A worker's set-up: its reports go into ``queue`` (none when nobody listens)."""
     global _reporter
     _reporter = None if queue is None else queue.put
@@ -106,7 +114,7 @@ def _report_to(queue) -> None:
 def _run_here(
     function: Callable[[Any], Any],
     tasks: Sequence[Any],
-    on_progress: Callable[[int], None] | None,
+    on_progress: Callable[[int], object] | None,
 ) -> Iterator[Any]:
     global _reporter
     previous, _reporter = _reporter, on_progress
@@ -117,8 +125,10 @@ def _run_here(
         _reporter = previous
 
 
-def _relay(queue, on_progress: Callable[[int], None] | None) -> None:
-    while queue is not None and not queue.empty():
+def _relay(queue: SimpleQueue[int] | None, on_progress: Callable[[int], object] | None) -> None:
+    if queue is None or on_progress is None:  # a queue is made only for an on_progress
+        return
+    while not queue.empty():
         on_progress(queue.get())
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import SupportsIndex
 
 from bpe_course.errors import BPEInputError
 from bpe_course.formats import load_gpt2, save_gpt2
@@ -38,8 +40,8 @@ class Tokenizer:
         self._id_of: dict[bytes, int] = {}
         for token_id, token in sorted(self.vocab.items()):
             self._id_of.setdefault(token, token_id)
-        for token in self.special_tokens:  # a special token missing from the vocab is appended
-            encoded = _utf8(token, "special token")
+        for special in self.special_tokens:  # a special token missing from the vocab is appended
+            encoded = _utf8(special, "special token")
             if encoded not in self._id_of:
                 new_id = max(self.vocab, default=-1) + 1
                 self.vocab[new_id] = encoded
@@ -73,7 +75,7 @@ class Tokenizer:
         vocab, merges = load_gpt2(vocab_path, merges_path, special_tokens)
         return cls(vocab, merges, special_tokens)
 
-    def save(self, folder: str | os.PathLike[str]):
+    def save(self, folder: str | os.PathLike[str]) -> tuple[Path, Path]:
         """Write GPT-2 ``vocab.json`` + ``merges.txt`` into ``folder``; return their paths."""
         return save_gpt2(self.vocab, self.merges, folder, self.special_tokens)
 
@@ -168,7 +170,7 @@ class Tokenizer:
 
     def _encode_pretoken(self, word: bytes) -> list[int]:
         """Apply the merges by rank to one pretoken's bytes."""
-        parts = [word[i : i + 1] for i in range(len(word))]
+        parts: Sequence[bytes] = [word[i : i + 1] for i in range(len(word))]
         rank = self._rank
         while len(parts) > 1:
             best = min(
@@ -247,7 +249,7 @@ def surrogate_error(text: str, offset: int = 0, what: str = "the text") -> BPEIn
     )
 
 
-def _as_id(value: object) -> int:
+def _as_id(value: SupportsIndex) -> int:
     """An id given as any integer type (NumPy's too); a float or a bool is refused, not rounded."""
     if isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise BPEInputError(f"id {value!r} ({type(value).__name__}) is not an integer")

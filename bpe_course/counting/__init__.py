@@ -32,7 +32,7 @@ from bpe_course.counting.plan import (
 )
 from bpe_course.counting.sources import Corpus, check_unchanged, file_states, resolve_sources
 from bpe_course.counting.tasks import add_up, count_task
-from bpe_course.pool import run_tasks
+from bpe_course.pool import StartMethod, run_tasks
 from bpe_course.pretokenize import GPT2_PATTERN
 
 if TYPE_CHECKING:
@@ -50,9 +50,9 @@ def count_words(
     pattern: str = GPT2_PATTERN,
     scheduler: str | None = None,
     progress: bool | None = None,
-    on_counted: Callable[[int], None] | None = None,
+    on_counted: Callable[[int], object] | None = None,
     min_bytes_per_worker: int = MIN_BYTES_PER_WORKER,
-    start_method: str | None = None,
+    start_method: StartMethod = None,
 ) -> dict[bytes, int]:
     """Word counts of a corpus, ``{word bytes: count}``; the same for any ``workers``, any
     ``counter`` and any ``scheduler``.
@@ -115,8 +115,8 @@ def count_words(
 
 
 def _both(
-    bar: tqdm | None, on_counted: Callable[[int], None] | None
-) -> Callable[[int], None] | None:
+    bar: tqdm | None, on_counted: Callable[[int], object] | None
+) -> Callable[[int], object] | None:
     """What the tasks' reports go to: the bar, the caller's function, both or neither."""
     if bar is None or on_counted is None:
         return on_counted if bar is None else bar.update

@@ -232,7 +232,7 @@ def count_words_on_cluster(
     counter: str = "pattern",
     pattern: str = GPT2_PATTERN,
     progress: bool | None = None,
-    on_counted: Callable[[int], None] | None = None,
+    on_counted: Callable[[int], object] | None = None,
     on_done: Callable[[Future], None] | None = None,
 ) -> dict[bytes, int]:
     """Word counts of a corpus (one file, a directory, a glob, a list; plain or ``.gz``), counted
@@ -285,9 +285,9 @@ def _wait_for_threads(client: Client) -> int:
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
     except TimeoutError:
-        raise BPEInputError(
-            f"the Dask scheduler at {client.scheduler.address} has no workers"
-        ) from None
+        scheduler = client.scheduler  # None only before a client connects, or once it closes
+        address = "?" if scheduler is None else scheduler.address
+        raise BPEInputError(f"the Dask scheduler at {address} has no workers") from None
     return sum(client.nthreads().values())
 
 
@@ -296,7 +296,7 @@ def map_reduce(
     tasks: Sequence[Task],
     *,
     progress: bool | None = None,
-    on_counted: Callable[[int], None] | None = None,
+    on_counted: Callable[[int], object] | None = None,
     on_done: Callable[[Future], None] | None = None,
 ) -> Counter[bytes]:
     """Count every task on the cluster and add the partial counts in a tree on the workers.

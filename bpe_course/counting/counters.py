@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import GPT2_PATTERN, count_pretokens
+
+if TYPE_CHECKING:  # imported when chosen (see counter_class)
+    from bpe_course.counting.pieces import PieceCounter
 
 COUNTERS = ("pattern", "pieces")
 
@@ -73,7 +76,7 @@ def choose_counter(counter: str, special_tokens: Sequence[str], pattern: str = G
     return counter
 
 
-def counter_class(counter: str) -> type[WordCounter]:
+def counter_class(counter: str) -> type[PatternCounter] | type[PieceCounter]:
     """The class of the counter ``counter`` names (as :func:`choose_counter` chose it)."""
     if counter == "pieces":
         # numpy loads only where pieces count: a trainer of the ladder never needs it

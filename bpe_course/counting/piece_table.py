@@ -112,7 +112,8 @@ class PieceTable:
     def _fold_in_others(self) -> None:
         """Move the pieces of ``others`` that have a key (up to 16 bytes, no NUL) into the
         arrays, so each piece is counted in one place."""
-        short, mid = [], []
+        short: list[tuple[bytes, int]] = []  # (piece, count)
+        mid: list[tuple[bytes, int]] = []
         for piece in list(self.others):
             if 0 < len(piece) <= 16 and b"\0" not in piece[1:]:
                 (short if len(piece) <= 8 else mid).append((piece, self.others.pop(piece)))

@@ -247,9 +247,12 @@ class PieceCounter:
         if text.isascii():
             _add_scaled(counts, _ASCII_PATTERN.findall(text.replace(b"\0", b"\n")), count)
         else:
-            ascii_text = b"".join(filter(bytes.isascii, group)).replace(b"\0", b"\n")
+            # each filter named before the join: inside it, mypy infers join's Buffer, not bytes
+            ascii_parts = filter(bytes.isascii, group)
+            ascii_text = b"".join(ascii_parts).replace(b"\0", b"\n")
             _add_scaled(counts, _ASCII_PATTERN.findall(ascii_text), count)
-            others = b"".join(filterfalse(bytes.isascii, group)).replace(b"\0", b"\n")
+            other_parts = filterfalse(bytes.isascii, group)
+            others = b"".join(other_parts).replace(b"\0", b"\n")
             _add_scaled(counts, self._split(others), count)
         if after_special:
             counts[b"\n"] -= after_special * count

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Protocol
+from typing import Protocol, TypedDict, TypeVar
 
 from bpe_course.errors import BPEInputError, VocabularyExhaustedWarning
 from bpe_course.pretokenize import check_special_tokens
@@ -23,6 +23,9 @@ from bpe_course.pretokenize import check_special_tokens
 Pair = tuple[int, int]
 Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
+# What a word is made of, for merge_word: token ids in training, bytes in the tokenizer (it only
+# compares them).
+Token = TypeVar("Token")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,13 @@ class MergeEvent:
 OnMerge = Callable[[MergeEvent], None]
 
 
+class StageTimes(TypedDict):
+    """The two stages' seconds, named as :class:`MergeEvent`'s fields (``MergeEvent(..., **times)``)."""
+
+    find_s: float
+    rewrite_s: float
+
+
 class StageClock:
     """The clock of a merge's two stages, read only when an ``on_merge`` callback listens: finding
     the best pair (:meth:`finding` to :meth:`found`), then everything after it until the callback
@@ -95,7 +105,7 @@ class StageClock:
         if self.on:
             self.rewrite_start = perf_counter()
 
-    def times(self) -> dict[str, float]:
+    def times(self) -> StageTimes:
         """``find_s`` and ``rewrite_s`` for :class:`MergeEvent`."""
         return {
             "find_s": self.found_at - self.start,
@@ -212,7 +222,9 @@ def heap_pair_key(
 # --- Merging one word ------------------------------------------------------------------------------
 
 
-def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...]:
+def merge_word(
+    word: Sequence[Token], pair: tuple[Token, Token], new_id: Token
+) -> tuple[Token, ...]:
     """``word`` with every occurrence of ``pair`` replaced by the single id ``new_id``.
 
     Scan left to right; occurrences do not overlap: after a merge the scan goes on after the
@@ -223,7 +235,7 @@ def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...
     """
     ### BEGIN SOLUTION
     left, right = pair
-    out: list[int] = []
+    out: list[Token] = []
     i, n = 0, len(word)
     while i < n:
         if word[i] == left and i + 1 < n and word[i + 1] == right:

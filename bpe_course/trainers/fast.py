@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -70,6 +71,10 @@ __all__ = ["FlatWords", "merge_loop"]
 
 
 SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy
+
+# The positions of a pair's sites: a numpy slice (the pairs of bytes, sliced from one sorted array,
+# and a large merge's sites) or a list (the pairs merges make, and a small merge's sites).
+Positions = np.ndarray | list[int]
 
 
 class FlatWords:
@@ -105,7 +110,7 @@ class FlatWords:
         self.owner, _ = _shared(owner)
         # a pair's left positions: a numpy slice for the pairs of bytes (one sorted array holds
         # them all), a list for the pairs merges make (appended to, in Python)
-        self.site_positions: dict[int, np.ndarray | list[int]] = {}
+        self.site_positions: dict[int, Positions] = {}
 
     def pair_counts(self) -> dict[int, int]:
         """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``."""
@@ -125,7 +130,7 @@ class FlatWords:
 
     def merge(
         self, pair: int, a: int, b: int, new: int, pair_counts: dict[int, int]
-    ) -> tuple[dict[int, int], Sequence[int]]:
+    ) -> tuple[dict[int, int], Positions]:
         """Merge every occurrence of ``pair = (a, b)`` into ``new``: lower the counts of the pairs
         lost in ``pair_counts``; return the pairs made with their counts, and the sites."""
         candidates = self.site_positions.pop(pair)
@@ -135,16 +140,20 @@ class FlatWords:
             return self._merge_few(candidates, a, b, new, pair_counts)
         return self._merge_many(np.asarray(candidates), a, b, new, pair_counts)
 
-    def _merge_few(self, candidates, a: int, b: int, new: int, pair_counts: dict[int, int]):
+    def _merge_few(
+        self, candidates: list[int], a: int, b: int, new: int, pair_counts: dict[int, int]
+    ) -> tuple[dict[int, int], list[int]]:
         tok, nxt, prv, weight = self.tok, self.nxt, self.prv, self.weight
         n, base = self.n, self.base
-        sites, taken = [], -1
+        sites: list[int] = []
+        taken = -1
         for p in candidates:  # in order, so a a a takes its first two, as merge_word does
             if tok[p] == a and p != taken and tok[nxt[p]] == b:
                 sites.append(p)
                 taken = nxt[p]
         made: dict[int, int] = {}
-        site_positions = self.site_positions
+        # only pairs made here are added to, each holding the new token: lists, never a slice
+        site_positions = cast("dict[int, list[int]]", self.site_positions)
         last = len(sites) - 1
         after = -1  # the right token of the previous site
         for k, p in enumerate(sites):
@@ -174,7 +183,9 @@ class FlatWords:
             nxt[p], prv[y] = y, p
         return made, sites
 
-    def _merge_many(self, candidates, a: int, b: int, new: int, pair_counts: dict[int, int]):
+    def _merge_many(
+        self, candidates: np.ndarray, a: int, b: int, new: int, pair_counts: dict[int, int]
+    ) -> tuple[dict[int, int], np.ndarray]:
         tok, nxt, prv, base = self.tok_np, self.nxt_np, self.prv_np, self.base
         sites = candidates[(tok[candidates] == a) & (tok[nxt[candidates]] == b)]
         if a == b and len(sites) > 1:
@@ -192,6 +203,10 @@ class FlatWords:
         keys = np.concatenate((x[left_side], y[right_side] + base))
         made: dict[int, int] = {}
         site_positions = self.site_positions
+        neighbours: list[int]
+        totals: list[int]
+        ends: list[int]
+        positions: list[int]
         if len(keys) == 0:  # every site is a whole word
             neighbours, totals, ends, positions = [], [], [], []
         else:
@@ -227,7 +242,7 @@ class FlatWords:
         prv[right_of] = sites  # word ends write the sentinel's prv: never read
         return made, sites
 
-    def words_with(self, sites) -> int:
+    def words_with(self, sites: Positions) -> int:
         owner = self.owner
         return len({owner[p] for p in sites})
 
@@ -235,7 +250,7 @@ class FlatWords:
 def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
     """An ``array.array`` and a numpy view of the same memory: one copy, two fast ways in."""
     plain = array("q")
-    plain.frombytes(memoryview(values).cast("B"))  # straight from numpy's memory: no bytes made
+    plain.frombytes(values.data.cast("B"))  # straight from numpy's memory: no bytes made
     return plain, np.frombuffer(plain, dtype=np.int64)
 
 
@@ -258,7 +273,8 @@ def merge_loop(
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
     # no reference cycles are made here (change 5 above): the collector is off
     with collector_paused():
-        vocab, merges = initial_vocab(special_tokens), []
+        vocab = initial_vocab(special_tokens)
+        merges: Merges = []
         wanted = vocab_size - len(vocab)  # valid: checked by the API
         words = [word for word in word_counts if len(word) > 1]  # none: no pair, the heap is empty
         flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)

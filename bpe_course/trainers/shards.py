@@ -33,12 +33,13 @@ import os
 import signal
 from collections import deque
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bpe_course.collector import collector_paused
 from bpe_course.errors import WorkerDiedError
-from bpe_course.pool import exit_with_parent
+from bpe_course.pool import StartMethod, exit_with_parent
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
@@ -52,6 +53,9 @@ from bpe_course.trainers.common import (
 from bpe_course.trainers.fast import FlatWords
 from bpe_course.trainers.v5_heap import PairKeys, best_pairs, build_heap
 from bpe_course.trainers.waiting import WaitingPairs
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 __all__ = ["SWITCH_SITES", "WordShards", "merge_loop"]
 
@@ -89,7 +93,7 @@ def merge_shard(
     return made, len(sites), flat.words_with(sites) if touched else 0
 
 
-def _serve(conn, parent: int) -> None:
+def _serve(conn: Connection, parent: int) -> None:
     """A worker: index its shard, then apply each merge it is sent until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     exit_with_parent(parent)
@@ -107,9 +111,10 @@ def _serve(conn, parent: int) -> None:
             if message == "home":  # the switch: the shard goes to the parent, the worker ends
                 conn.send(_state(flat))
                 return
+            pair, a, b, new, touched = message  # as WordShards.merge sends it
             lost = _Lost()
-            made, sites, touched = merge_shard(flat, *message, lost)
-            conn.send((lost, made, sites, touched))
+            made, sites, words_touched = merge_shard(flat, pair, a, b, new, touched, lost)
+            conn.send((lost, made, sites, words_touched))
     except EOFError:  # the parent is gone
         return
 
@@ -142,12 +147,12 @@ class WordShards:
         counts: Sequence[int],
         base: int,
         workers: int,
-        start_method: str | None = None,
+        start_method: StartMethod = None,
     ) -> None:
         self.base = base
         self.home: list[FlatWords] = []
         self.processes: list[multiprocessing.process.BaseProcess] = []
-        self.conns: list = []
+        self.conns: list[Connection] = []
         context = multiprocessing.get_context(start_method)
         for i in range(workers):
             parent_end, child_end = context.Pipe()
@@ -189,10 +194,10 @@ class WordShards:
                 self._send(i, message)
             shards = []
             for i in range(len(self.conns)):
-                lost, made, sites, words = self._receive(i)
+                lost, shard_made, sites, words = self._receive(i)
                 for code, delta in lost.items():
                     pair_counts[code] += delta
-                shards.append((made, sites, words))
+                shards.append((shard_made, sites, words))
         if len(shards) == 1:
             return shards[0]
         made: dict[int, int] = {}
@@ -227,7 +232,7 @@ class WordShards:
     def __enter__(self) -> WordShards:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def _send(self, i: int, message: object) -> None:
@@ -236,7 +241,7 @@ class WordShards:
         except (BrokenPipeError, ConnectionResetError, EOFError):
             raise self._died(i) from None
 
-    def _receive(self, i: int):
+    def _receive(self, i: int) -> Any:  # what the worker sent, unpickled
         try:
             return self.conns[i].recv()
         except (EOFError, ConnectionResetError):
@@ -268,7 +273,7 @@ def merge_loop(
     workers: int | None = None,
     switch_sites: float = SWITCH_SITES,
     window: int = WINDOW,
-    start_method: str | None = None,
+    start_method: StartMethod = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``.
 
@@ -276,7 +281,8 @@ def merge_loop(
     home once the last ``window`` merges averaged fewer sites (0: never; ``float("inf")`` with
     ``window=1``: after the first merge). ``start_method``: ``"fork"``, ``"spawn"``... (default: the platform's).
     """
-    vocab, merges = initial_vocab(special_tokens), []
+    vocab = initial_vocab(special_tokens)
+    merges: Merges = []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words = [word for word in word_counts if len(word) > 1]
     if not words:  # no pair at all, and no worker to start for it

@@ -96,7 +96,8 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    vocab, merges = initial_vocab(special_tokens), []
+    vocab = initial_vocab(special_tokens)
+    merges: Merges = []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     byte_words = [word for word in word_counts if len(word) > 1]
     counts = [word_counts[word] for word in byte_words]
@@ -143,7 +144,7 @@ def _merge_sites(
     At a site ``x a b y``: ``(x, a)`` and ``(b, y)`` lose the count, ``(x, N)`` and ``(N, y)`` are
     made. Two adjacent sites ``a b a b`` share the middle: ``(b, a)`` is lost and ``(N, N)`` made.
     """
-    a, b = best
+    a, b = best[0], best[1]  # a pair is two characters
     created: dict[str, list[int]] = {}
     get = created.get
     find = str.find

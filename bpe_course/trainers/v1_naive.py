@@ -46,7 +46,8 @@ def merge_weighted(
 ) -> tuple[Vocab, Merges]:
     """V1's loop on sequences of token ids, each weighted by its count (the reference V0 gives it
     every occurrence of every word, each weighted 1)."""
-    vocab, merges = initial_vocab(special_tokens), []
+    vocab = initial_vocab(special_tokens)
+    merges: Merges = []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     for index in range(wanted):
         pair_counts = count_pairs(words, counts)  # from scratch, every time

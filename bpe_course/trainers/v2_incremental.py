@@ -68,7 +68,8 @@ def merge_loop(
     on_merge: OnMerge | None = None,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges from ``word_counts``."""
-    vocab, merges = initial_vocab(special_tokens), []
+    vocab = initial_vocab(special_tokens)
+    merges: Merges = []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts = count_pairs(words, counts)  # once

@@ -113,7 +113,8 @@ def merge_loop(
     ``scan_stats``: each :class:`~bpe_course.trainers.common.MergeEvent` also carries a
     :class:`~bpe_course.trainers.common.ScanStats` (notebook 08 fits the stages' times on it).
     """
-    vocab, merges = initial_vocab(special_tokens), []
+    vocab = initial_vocab(special_tokens)
+    merges: Merges = []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)

@@ -49,6 +49,10 @@ DEFAULT_COMPACTION_FACTOR = 3.0
 
 HeapEntry = tuple[int, bytes, Pair]
 P = TypeVar("P", bound=Hashable)  # a pair, however a trainer writes it
+# How best_pairs pops: pop_best, or fast's WaitingPairs.pop_best (same arguments, same return)
+PopBest = Callable[
+    [list[tuple[int, bytes, P]], Mapping[P, int]], tuple[tuple[int, bytes, P] | None, int, int]
+]
 
 
 class PairKeys(dict):
@@ -98,8 +102,8 @@ def build_heap(
 
 
 def pop_best(
-    heap: list[HeapEntry], pair_counts: Mapping[Pair, int]
-) -> tuple[HeapEntry | None, int, int]:
+    heap: list[tuple[int, bytes, P]], pair_counts: Mapping[P, int]
+) -> tuple[tuple[int, bytes, P] | None, int, int]:
     """Pop entries ``(-count, key, pair)`` from the min-heap ``heap`` until one is live: that
     entry holds the best pair. Returns it (None if the heap runs out), the stale entries popped,
     and how many of those were pushed back (V5's statistics, :class:`HeapStats`).
@@ -145,7 +149,7 @@ def best_pairs(
     wanted: int,
     vocab_size: int,
     clock: StageClock,
-    pop: Callable[..., tuple] = pop_best,
+    pop: PopBest[P] = pop_best,
 ) -> Iterator[tuple[int, tuple[int, bytes, P]]]:
     """Each merge's index and best entry, in turn, by ``pop`` (:func:`pop_best`, or fast's
     ``WaitingPairs.pop_best``), until ``wanted`` merges or no pair is left (then warn). Between
@@ -197,7 +201,8 @@ def merge_loop(
     """
     if not compaction_factor >= 1:
         raise ValueError(f"compaction_factor must be at least 1, not {compaction_factor!r}")
-    vocab, merges = initial_vocab(special_tokens), []
+    vocab = initial_vocab(special_tokens)
+    merges: Merges = []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     words, counts = words_as_ids(word_counts)
     pair_counts, pair_to_words = build_index(words, counts)

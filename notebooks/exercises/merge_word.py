@@ -10,10 +10,14 @@ out.)
 
 from __future__ import annotations
 
-from bpe_course.trainers.common import Pair
+from collections.abc import Sequence
+
+from bpe_course.trainers.common import Token
 
 
-def merge_word(word: tuple[int, ...], pair: Pair, new_id: int) -> tuple[int, ...]:
+def merge_word(
+    word: Sequence[Token], pair: tuple[Token, Token], new_id: Token
+) -> tuple[Token, ...]:
     """``word`` with every occurrence of ``pair`` replaced by the single id ``new_id``.
 
     Scan left to right; occurrences do not overlap: after a merge the scan goes on after the

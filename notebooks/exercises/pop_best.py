@@ -13,12 +13,12 @@ from __future__ import annotations
 import heapq  # noqa: F401 (the course's solution uses it)
 from collections.abc import Mapping
 
-from bpe_course.trainers.v5_heap import HeapEntry, Pair
+from bpe_course.trainers.v5_heap import P
 
 
 def pop_best(
-    heap: list[HeapEntry], pair_counts: Mapping[Pair, int]
-) -> tuple[HeapEntry | None, int, int]:
+    heap: list[tuple[int, bytes, P]], pair_counts: Mapping[P, int]
+) -> tuple[tuple[int, bytes, P] | None, int, int]:
     """Pop entries ``(-count, key, pair)`` from the min-heap ``heap`` until one is live: that
     entry holds the best pair. Returns it (None if the heap runs out), the stale entries popped,
     and how many of those were pushed back (V5's statistics, :class:`HeapStats`).
