@@ -192,21 +192,34 @@ class PieceCounter:
             return np.flatnonzero(
                 inside & _SPACE_BYTE[before] & (at_end | _SPACE_OR_NUL_BYTE[after])
             )
+        # ASCII whitespace on a side is whitespace for certain; a byte that may end (before) or
+        # start (after) a wide space is checked as a character, one by one: only those.
+        space_before, end_after = _SPACE_BYTE[before], at_end | _SPACE_OR_NUL_BYTE[after]
         maybe = (
             inside
-            & (_SPACE_BYTE[before] | _ENDS_WIDE_SPACE[before])
-            & (at_end | _SPACE_OR_NUL_BYTE[after] | _STARTS_WIDE_SPACE[after])
+            & (space_before | _ENDS_WIDE_SPACE[before])
+            & (end_after | _STARTS_WIDE_SPACE[after])
         )
+        sure = maybe & space_before & end_after
+        check = maybe & ~sure
+        if not check.any():
+            return np.flatnonzero(sure)
         is_space = self._is_space
-        return np.array(
+        candidates = zip(
+            np.flatnonzero(check).tolist(),
+            starts[check].tolist(),
+            space_before[check].tolist(),
+            end_after[check].tolist(),
+        )
+        sure[
             [
                 k
-                for k, i in zip(np.flatnonzero(maybe).tolist(), starts[maybe].tolist())
-                if is_space(_last_char(text[max(i - 4, 0) : i]))
-                and (i + 1 == n or text[i + 1] == 0 or is_space(_first_char(text, i + 1)))
-            ],
-            dtype=np.int64,
-        )
+                for k, i, space, end in candidates
+                if (space or is_space(_last_char(text[max(i - 4, 0) : i])))
+                and (end or is_space(_first_char(text, i + 1)))
+            ]
+        ] = True
+        return np.flatnonzero(sure)
 
     @property
     def full(self) -> bool:
