@@ -116,13 +116,14 @@ class PieceCounter:
         self.special_tokens = tuple(special_tokens)  # for a text that holds a NUL
         self.special_in_bytes = _bytes_alternation(self.special_bytes)
         self.pieces = PieceTable()
-        self.direct: Counter[str] = Counter()  # of the glued stretches and first pieces
+        self.direct: Counter[bytes] = Counter()  # of the glued stretches and first pieces
         self._space: dict[bytes, bool] = {}
 
     def add(self, data: bytes) -> None:
         """Count the pretokens of one UTF-8 text (all of it: a text is never cut inside)."""
         if b"\0" in data:  # its NUL would be taken for a special token: the plain pattern
-            self.direct.update(count_by_pattern(data.decode("utf-8"), self.special_tokens))
+            for word, count in count_by_pattern(data.decode("utf-8"), self.special_tokens).items():
+                self.direct[word.encode("utf-8")] += count
             return
         text = self._mark_special(data)
         n = len(text)
@@ -133,16 +134,31 @@ class PieceCounter:
         # glues one stretch, counted with the pattern instead of as pieces.
         unsafe = self._unsafe_separators(text, starts)
         if len(unsafe):
-            counted = np.ones(len(starts), dtype=bool)
             breaks = np.flatnonzero(np.diff(unsafe) != 1) + 1
-            firsts = unsafe[np.concatenate(([0], breaks))].tolist()
-            lasts = unsafe[np.concatenate((breaks - 1, [len(unsafe) - 1]))].tolist()
-            for a, b in zip(firsts, lasts):
-                counted[max(a - 1, 0) : b + 1] = False  # the pieces a - 1 (if any) to b
-                start = int(starts[a - 1]) + (text[starts[a - 1]] == 0) if a else 0
-                self._add_segment(text[start : ends[b]])
+            firsts = unsafe[np.concatenate(([0], breaks))]
+            lasts = unsafe[np.concatenate((breaks - 1, [len(unsafe) - 1]))]
+            # A stretch is the pieces a - 1 (if any) to b: it starts at the separator of piece
+            # a - 1 (just after it, where a special token was), or at the text's start.
+            before = starts[np.maximum(firsts - 1, 0)]
+            after_nul = np.frombuffer(text, dtype=np.uint8)[before] == 0
+            stretch_starts = np.where(firsts > 0, before + after_nul, 0)
+            # A stretch of ASCII whitespace alone (indentation: a newline and the spaces after it
+            # but the last) is one pretoken, itself: whitespace at the end of a text is one run
+            # (``\\s+(?!\\S)`` takes it all), so it is counted without the pattern.
+            blank: list[bytes] = []
+            for start, end in zip(stretch_starts.tolist(), ends[lasts].tolist()):
+                stretch = text[start:end]
+                if stretch.isspace():  # bytes: the six ASCII whitespace characters only
+                    blank.append(stretch)
+                else:
+                    self._add_segment(stretch)
+            self.direct.update(blank)
             if firsts[0] == 0:  # the stretch began with the text before the first separator
                 first = 0
+            glued = np.zeros(len(starts) + 1, dtype=np.int64)  # +1 where a stretch starts, -1 after
+            np.add.at(glued, np.maximum(firsts - 1, 0), 1)
+            np.add.at(glued, lasts + 1, -1)
+            counted = np.cumsum(glued[:-1]) == 0
             starts, ends = starts[counted], ends[counted]
         self.pieces.count(text, starts, ends)
         self._add_segment(text[:first])
@@ -156,9 +172,9 @@ class PieceCounter:
         return self.special_in_bytes.sub(b"\0", data)
 
     def _add_segment(self, segment: bytes) -> None:
-        """Count the pretokens of a stretch with no special token in it."""
-        tokens = self._split(segment)
-        self.direct.update(token.decode("utf-8") for token in tokens)
+        """Count the pretokens of a stretch with no special token in it (as UTF-8 bytes:
+        ``_split`` decodes any text that is not ASCII, so a byte that is not UTF-8 is found)."""
+        self.direct.update(self._split(segment))
 
     def _is_space(self, char: bytes) -> bool:
         known = self._space.get(char)
@@ -249,7 +265,7 @@ class PieceCounter:
             for piece, count in alone:
                 _add_scaled(counts, self._split(piece[1:] if piece[0] == 0 else piece), count)
         for token, count in self.direct.items():
-            counts[token.encode("utf-8")] += count
+            counts[token] += count
         if counts.get(b"\n") == 0:  # every newline was one put in for a special token
             del counts[b"\n"]
         return counts
