@@ -255,3 +255,47 @@ def test_word_pieces_split_like_the_pattern(
     separator = data.draw(st.sampled_from(separators), label="separator")
     text = separator.join(words * copies)
     assert +count_pretokens(text, special_tokens) == by_pattern(text, special_tokens)
+
+
+# --- Texts with few spaces go to the plain pattern -------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["漢字", "かな", "。", "\n", " ", "ab", "x1", EOT, "\u3000"]),
+            max_size=80,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_texts_with_few_spaces_and_texts_with_many_add_up_exactly(texts: list[list[str]]) -> None:
+    # Some texts go to the plain pattern (fewer than one space in 32 bytes), others to pieces,
+    # into one counter: the sum is the pattern's over each text.
+    counter = PieceCounter([EOT])
+    expected: Counter[str] = Counter()
+    for parts in texts:
+        text = "".join(parts)
+        counter.add(text.encode("utf-8"))
+        expected += by_pattern(text, [EOT])
+    got = Counter({word.decode("utf-8"): n for word, n in counter.word_counts().items()})
+    assert +got == expected
+
+
+def test_a_text_with_few_spaces_is_counted_with_the_plain_pattern(monkeypatch) -> None:
+    calls: list[bytes] = []
+    add_by_pattern = PieceCounter._add_by_pattern
+    monkeypatch.setattr(
+        PieceCounter,
+        "_add_by_pattern",
+        lambda self, data: calls.append(data) or add_by_pattern(self, data),
+    )
+    counter = PieceCounter([EOT])
+    cjk = ("漢字かな" * 20 + "。\n") * 50
+    counter.add(cjk.encode("utf-8"))
+    counter.add(("the cat sat on the mat. " * 200).encode("utf-8"))
+    assert calls == [cjk.encode("utf-8")]  # the English text was counted as pieces
+    got = Counter({word.decode("utf-8"): n for word, n in counter.word_counts().items()})
+    assert +got == by_pattern(cjk, [EOT]) + by_pattern("the cat sat on the mat. " * 200, [EOT])

@@ -94,6 +94,10 @@ _SEPARATORS = b" \n\0"
 # Pieces split at once (joined): at most this many, so their pretokens (as bytes objects, about
 # 40 bytes each) take a few MB however many distinct pieces a worker holds.
 _BATCH = 50_000
+# A text with fewer spaces than one in this many bytes (Chinese, Japanese, minified code) is
+# counted with the plain pattern: its pieces are long and seldom repeat, so counting them first
+# only adds work.
+_LONG_PIECES = 32
 # Pieces with a count up to this are counted by repeating their pretokens (in C).
 _REPEAT_AT_MOST = 4
 
@@ -117,13 +121,16 @@ class PieceCounter:
         self.special_in_bytes = _bytes_alternation(self.special_bytes)
         self.pieces = PieceTable()
         self.direct: Counter[bytes] = Counter()  # of the glued stretches and first pieces
+        self.by_pattern: Counter[str] = Counter()  # of texts counted with the plain pattern
         self._space: dict[bytes, bool] = {}
 
     def add(self, data: bytes) -> None:
         """Count the pretokens of one UTF-8 text (all of it: a text is never cut inside)."""
         if b"\0" in data:  # its NUL would be taken for a special token: the plain pattern
-            for word, count in count_by_pattern(data.decode("utf-8"), self.special_tokens).items():
-                self.direct[word.encode("utf-8")] += count
+            self._add_by_pattern(data)
+            return
+        if len(data) > _LONG_PIECES * (data.count(b" ") + 1):
+            self._add_by_pattern(data)  # pieces this long seldom repeat: the plain pattern
             return
         text = self._mark_special(data)
         n = len(text)
@@ -162,6 +169,10 @@ class PieceCounter:
             starts, ends = starts[counted], ends[counted]
         self.pieces.count(text, starts, ends)
         self._add_segment(text[:first])
+
+    def _add_by_pattern(self, data: bytes) -> None:
+        """Count one text with the plain pattern (as strings, encoded once at the end)."""
+        self.by_pattern.update(count_by_pattern(data.decode("utf-8"), self.special_tokens))
 
     def _mark_special(self, data: bytes) -> bytes:
         """``data`` with a NUL byte for each special token (tokens never hold a NUL)."""
@@ -257,7 +268,10 @@ class PieceCounter:
 
         Raises ``UnicodeDecodeError`` if a piece is not UTF-8 (callers say where in the file).
         """
-        counts: Counter[bytes] = Counter()
+        encoded = {word.encode("utf-8"): count for word, count in self.by_pattern.items()}
+        if not self.direct and not len(self.pieces):
+            return encoded  # every text was counted with the pattern
+        counts: Counter[bytes] = Counter(encoded)
         for batch in self.pieces.items(_BATCH):  # batches: the pretokens of one at a time
             groups, alone = self._group_by_count(batch)
             for count, group in groups.items():

@@ -238,12 +238,19 @@ def _next_occurrence(f: BinaryIO, start: int, token: bytes) -> int | None:
     return _find_from(f, start, lambda block: block.find(token), len(token) - 1)
 
 
-def _find_from(f: BinaryIO, start: int, search: Callable[[bytes], int], overlap: int) -> int | None:
-    """The offset in ``f`` of the first place at or after ``start`` where ``search`` (on a
-    block: an index, or -1) finds something, or None. Blocks are read ahead and overlap by
-    ``overlap`` bytes, so a match across two blocks is still seen: the file is never read whole."""
+def _find_from(
+    f: BinaryIO,
+    start: int,
+    search: Callable[[bytes], int],
+    overlap: int,
+    stop: int | None = None,
+) -> int | None:
+    """The offset in ``f`` of the first place at or after ``start`` (and before ``stop``, if
+    given) where ``search`` (on a block: an index, or -1) finds something, or None. Blocks are
+    read ahead and overlap by ``overlap`` bytes, so a match across two blocks is still seen:
+    the file is never read whole."""
     position = start
-    while True:
+    while stop is None or position < stop:
         f.seek(position)
         block = f.read(_SCAN_BLOCK + overlap)
         if len(block) <= overlap:
@@ -252,6 +259,7 @@ def _find_from(f: BinaryIO, start: int, search: Callable[[bytes], int], overlap:
         if index != -1:
             return position + index
         position += len(block) - overlap
+    return None
 
 
 # --- Piece cuts: the pieces' cuts ----------------------------------------------------------------
@@ -268,7 +276,10 @@ def piece_cuts(path: Path, desired_chunks: int) -> list[int]:
     cuts = [0]
     with open(path, "rb") as f:
         for i in range(1, desired_chunks):
-            found = _next_piece_cut(f, max(int(i * step), cuts[-1] + 1))
+            # looked for up to the next guess only: a text with no such cut there (Chinese, say)
+            # is not read to its end for one; safe cuts cut what is left later (refine)
+            guess = max(int(i * step), cuts[-1] + 1)
+            found = _next_piece_cut(f, guess, stop=guess + int(step) + 1)
             if found is None or found >= size:
                 break
             if found > cuts[-1]:
@@ -277,9 +288,9 @@ def piece_cuts(path: Path, desired_chunks: int) -> list[int]:
     return cuts
 
 
-def _next_piece_cut(f: BinaryIO, start: int) -> int | None:
+def _next_piece_cut(f: BinaryIO, start: int, stop: int | None = None) -> int | None:
     # the letter may sit just before the guess; the cut is the space after it
-    return _find_from(f, max(start - 1, 0), _letter_then_space, 1)
+    return _find_from(f, max(start - 1, 0), _letter_then_space, 1, stop)
 
 
 def _letter_then_space(block: bytes) -> int:
