@@ -95,9 +95,6 @@ def _here(module: str) -> str:
     return f"bpe_course.trainers.{module}"
 
 
-_PIECES = "pieces"  # pieces counted before the pattern
-
-
 TRAINERS: dict[str, Trainer] = {
     t.name: t
     for t in [
@@ -132,7 +129,7 @@ TRAINERS: dict[str, Trainer] = {
             "V5 + merge sites, words as str, numpy index, pieces",
             _here("sites"),
             parallel=True,
-            counter=_PIECES,
+            counter="pieces",
             track="beyond V5",
             color="#ff9896",
             order=70,
@@ -143,7 +140,7 @@ TRAINERS: dict[str, Trainer] = {
             "sites + flat numpy arrays",
             _here("fast"),
             parallel=True,
-            counter=_PIECES,
+            counter="pieces",
             track="beyond V5",
             color="#d62728",
             order=80,
@@ -154,7 +151,7 @@ TRAINERS: dict[str, Trainer] = {
             "fast + merge workers on word shards",
             _here("shards"),
             parallel=True,
-            counter=_PIECES,
+            counter="pieces",
             track="beyond V5",
             label="shards (merge workers)",
             color="#8c6d31",
