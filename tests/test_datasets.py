@@ -435,3 +435,25 @@ def test_slices_of_two_files_with_one_name_are_not_mixed_up(tmp_path, data_folde
     first = slice_corpus(tmp_path / "a" / "corpus.txt", 500).read_text()
     second = slice_corpus(tmp_path / "b" / "corpus.txt", 500).read_text()
     assert "one" in first and "two" in second and "one" not in second
+
+
+# --- Slices as long as asked (issue 36, item 6) -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "document, size, expected",
+    [
+        (b"ab<|endoftext|>", 30, 30),  # a boundary that ends exactly at the size asked
+        (b"ab<|endoftext|>", 44, 30),  # ... or within the last 13 bytes of it
+        (b"abc<|endoftext|>\n", 34, 34),  # with its newline
+        (b"abc<|endoftext|>\n", 33, 33),  # its newline does not fit: the boundary still does
+        (b"abc<|endoftext|>\r\n", 36, 36),  # a CRLF line end, whole
+        (b"abc<|endoftext|>\r\n", 35, 34),  # never a lone \r: the boundary without it
+    ],
+)
+def test_slice_is_the_longest_prefix_on_a_boundary(tmp_path, data_folder, document, size, expected):
+    source = tmp_path / "ten.txt"
+    source.write_bytes(document * 10)
+    data = slice_corpus(source, size).read_bytes()
+    assert len(data) == expected and source.read_bytes().startswith(data)
+    assert data.endswith((b"<|endoftext|>", b"<|endoftext|>\n", b"<|endoftext|>\r\n"))

@@ -139,19 +139,21 @@ def generated_corpus(
 
 
 def _prefix_on_boundary(data: bytes, size: int) -> bytes:
-    """The longest prefix of at most ``size`` bytes that ends right after an ``<|endoftext|>`` line."""
+    r"""The longest prefix of at most ``size`` bytes that ends right after an ``<|endoftext|>``,
+    with the line end that follows it (``\n`` or ``\r\n``) when that fits whole."""
     if size >= len(data):
         return data
     marker = EOT.encode()
-    cut = data.rfind(marker, 0, size - len(marker) + 1)
+    cut = data.rfind(marker, 0, size)  # an occurrence that ends by ``size``
     if cut == -1:
         raise BPEInputError(
             f"no document boundary ({EOT}) in the first {size} bytes; ask for a larger size"
         )
     end = cut + len(marker)
-    if data[end : end + 1] == b"\n":
-        end += 1
-    return data[:end] if end <= size else data[:cut]
+    for line_end in (b"\r\n", b"\n"):
+        if data.startswith(line_end, end) and end + len(line_end) <= size:
+            return data[: end + len(line_end)]
+    return data[:end]
 
 
 def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
