@@ -251,6 +251,31 @@ class Liar(Server):
                         except OSError:
                             return
                         time.sleep(0.02)
+                elif mode == "chunked-ok":  # no length, but a last chunk: whole
+                    self.protocol_version = "HTTP/1.1"
+                    self.send_response(200)
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for i in range(0, len(PAYLOAD), 50_000):
+                        part = PAYLOAD[i : i + 50_000]
+                        self.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.close_connection = True
+                elif mode == "ranges-no-length":  # the rest, with the whole size in its range
+                    start = int((self.headers.get("Range") or "bytes=0-")[6:].rstrip("-"))
+                    self.send_response(206 if start else 200)
+                    if start:
+                        self.send_header(
+                            "Content-Range", f"bytes {start}-{len(PAYLOAD) - 1}/{len(PAYLOAD)}"
+                        )
+                    self.end_headers()
+                    self.wfile.write(PAYLOAD[start:])
+                elif mode in ("416", "416-sized"):  # the partial file is all there is
+                    self.send_response(416)
+                    if mode == "416-sized":
+                        self.send_header("Content-Range", f"bytes */{len(PAYLOAD)}")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                 elif mode == "chunked-cut":
                     self.protocol_version = "HTTP/1.1"
                     self.send_response(200)
@@ -277,10 +302,10 @@ def liar(monkeypatch):
 
 def test_unverified_download_never_pins_its_hash(liar, data_folder) -> None:
     liar.mode = "cut-no-length"
-    with pytest.warns(UserWarning, match="could not be checked"):
-        path = fetch("unknown-set", progress=False)
+    # issue 36, item 2: no longer kept with a warning; never the final file (test below)
+    with pytest.raises(DownloadError, match="could not be checked"):
+        fetch("unknown-set", progress=False)
     assert not (data_folder / "unknown-set.txt.sha256").exists()
-    path.unlink()
     liar.mode = "ok"  # the next, correct download is accepted
     assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
     assert (data_folder / "unknown-set.txt.sha256").exists()  # complete: its length was sent
@@ -457,3 +482,54 @@ def test_slice_is_the_longest_prefix_on_a_boundary(tmp_path, data_folder, docume
     data = slice_corpus(source, size).read_bytes()
     assert len(data) == expected and source.read_bytes().startswith(data)
     assert data.endswith((b"<|endoftext|>", b"<|endoftext|>\n", b"<|endoftext|>\r\n"))
+
+
+# --- A body nothing proves whole never becomes the final file (issue 36, item 2) ---------------
+
+
+def test_a_body_nothing_proves_whole_never_becomes_the_final_file(liar, data_folder, capsys):
+    from bpe_course.__main__ import main
+
+    liar.mode = "cut-no-length"  # 70 000 bytes, then the connection closed: no length, no hash
+    for _ in range(2):  # and a second fetch does not hand back what the first refused
+        with pytest.raises(DownloadError, match="could not be checked.*never become"):
+            fetch("unknown-set", progress=False)
+        assert not (data_folder / "unknown-set.txt").exists()
+    assert (data_folder / "unknown-set.txt.partial").stat().st_size == 70_000  # to resume
+    assert main(["data", "list"]) == 0
+    assert "downloaded" not in capsys.readouterr().out.replace("not downloaded", "")
+    assert main(["data", "fetch", "unknown-set"]) == 2
+    err = capsys.readouterr().err  # the progress bar's, then one line
+    assert err.count("bpe-course:") == 1 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("bpe-course: error: unknown-set: the server sent no")
+    with pytest.raises(BPEInputError, match="not downloaded yet"):
+        datasets.resolve_corpus("unknown-set")  # so `train unknown-set` cannot use it either
+
+
+def test_a_partial_body_is_finished_by_a_range_that_says_the_whole_size(liar, data_folder):
+    liar.mode = "cut-no-length"
+    with pytest.raises(DownloadError):
+        fetch("unknown-set", progress=False)
+    liar.mode = "ranges-no-length"  # 206 with Content-Range .../SIZE, still no Content-Length
+    assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
+    assert liar.requests[-1] == "bytes=70000-"
+    assert (data_folder / "unknown-set.txt.sha256").exists()  # its size proved it whole
+
+
+def test_a_chunked_body_read_to_its_last_chunk_is_whole(liar, data_folder) -> None:
+    liar.mode = "chunked-ok"
+    assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
+    assert (data_folder / "unknown-set.txt.sha256").exists()
+
+
+@pytest.mark.parametrize("mode, whole", [("416", False), ("416-sized", True)])
+def test_a_416_finishes_a_partial_file_only_with_its_size(liar, data_folder, mode, whole):
+    data_folder.mkdir(parents=True)
+    (data_folder / "unknown-set.txt.partial").write_bytes(PAYLOAD)
+    liar.mode = mode
+    if whole:  # "bytes */SIZE": the partial file holds all SIZE bytes
+        assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
+    else:
+        with pytest.raises(DownloadError, match="could not be checked"):
+            fetch("unknown-set", progress=False)
+        assert not (data_folder / "unknown-set.txt").exists()

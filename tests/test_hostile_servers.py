@@ -1,0 +1,188 @@
+"""Servers that do not answer as they should, on 127.0.0.1: `data fetch` against replies that are
+not HTTP or that come a byte at a time (issue 36, items 8 and 12), `--scheduler` against a service
+that is not a Dask scheduler (items 9 and 13). Each is one line, never a traceback, and never a
+wait without end (a hang is bounded here by running the client in a fresh process)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from bpe_course.__main__ import main
+
+from .conftest import run_bounded
+
+
+class RawServer:
+    """A TCP server on 127.0.0.1 that hands each connection to ``reply`` (in a thread of its
+    own), then closes it."""
+
+    def __init__(self, reply: Callable[[socket.socket, threading.Event], None]) -> None:
+        self.reply = reply
+        self.stop = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.2)
+        self.port = self.listener.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/corpus.txt"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except (TimeoutError, OSError):
+                continue
+            threading.Thread(target=self._one, args=(connection,), daemon=True).start()
+
+    def _one(self, connection: socket.socket) -> None:
+        with connection:
+            try:
+                self.reply(connection, self.stop)
+            except OSError:  # the client went away
+                pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.listener.close()
+
+
+@pytest.fixture
+def serve():
+    servers: list[RawServer] = []
+
+    def start(reply) -> RawServer:
+        servers.append(RawServer(reply))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def read_request(connection: socket.socket) -> None:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        block = connection.recv(4096)
+        if not block:
+            return
+        data += block
+
+
+def replying(raw: bytes) -> Callable[[socket.socket, threading.Event], None]:
+    """A server that reads the request, sends ``raw`` and hangs up."""
+
+    def reply(connection: socket.socket, stop: threading.Event) -> None:
+        read_request(connection)
+        connection.sendall(raw)
+
+    return reply
+
+
+def trickling(head: bytes, drip: bytes, every_s: float = 0.1):
+    """A server that sends ``head``, then ``drip`` every ``every_s`` for as long as the client
+    listens: a socket's timeout, which bounds each wait, never fires."""
+
+    def reply(connection: socket.socket, stop: threading.Event) -> None:
+        read_request(connection)
+        connection.sendall(head)
+        while not stop.is_set():
+            connection.sendall(drip)
+            time.sleep(every_s)
+
+    return reply
+
+
+def fresh_env(tmp_path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "BPE_COURSE_DATA": str(tmp_path / "data"),
+        "BPE_COURSE_BUILD": str(tmp_path / "build"),
+    }
+
+
+# --- data fetch: replies that are not HTTP (item 12) -------------------------------------------
+
+NOT_HTTP = {
+    "garbage status line": b"HELLO THERE\r\n\r\n",
+    "an HTTP/0.9 body": b"Once upon a time there was a story.\n",
+    "a 100 kB header": b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\nbody",
+    "over 100 headers": b"HTTP/1.1 200 OK\r\n"
+    + b"".join(b"X-%d: y\r\n" % i for i in range(120))
+    + b"\r\nbody",
+    "a status out of range": b"HTTP/1.1 42 Odd\r\n\r\n",
+    "binary garbage": bytes(range(256)) * 4,
+    "an empty reply": b"",
+}
+
+
+@pytest.mark.parametrize("raw", list(NOT_HTTP.values()), ids=list(NOT_HTTP))
+def test_a_reply_that_is_not_http_is_one_line(serve, data_folder, capsys, raw) -> None:
+    server = serve(replying(raw))
+    code = main(["data", "fetch", "tinystories-train", "--url", server.url])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("bpe-course: error: "), err
+    assert str(server.port) in err and not (data_folder / "TinyStoriesV2-GPT4-train.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("http://127.0.0.1:abc/corpus.txt", "nonnumeric port"),  # http.client's InvalidURL
+        ("file:///etc/hostname", "only http:// and https://"),  # a local file is not a download
+        ("data:,hello", "only http:// and https://"),  # urllib would "download" these 5 bytes
+        ("ftp://127.0.0.1:9/corpus.txt", "only http:// and https://"),
+    ],
+)
+def test_an_address_that_is_not_a_web_address_is_one_line(data_folder, capsys, url, says):
+    code = main(["data", "fetch", "tinystories-train", "--url", url])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and says in err, err
+    assert not (data_folder / "TinyStoriesV2-GPT4-train.txt").exists()
+
+
+# --- data fetch: the whole exchange bounded (item 8) -------------------------------------------
+
+FETCH = """
+import sys
+from bpe_course.corpora.download import DownloadError, fetch
+try:
+    fetch("tinystories-train", url=sys.argv[1], timeout=1, progress=False, max_seconds=3)
+except DownloadError as err:
+    print(f"error: {err}")
+"""
+
+SLOW = {
+    # the status line, then one byte of a header at a time: each wait is short, the whole is not
+    "a head sent a byte at a time": (
+        trickling(b"HTTP/1.1 200 OK\r\nX-Slow: ", b"a"),
+        "did not send its reply's status and headers within 1 s",
+    ),
+    # "100 Continue" without end: http.client skips each one and reads the next
+    "100 Continue without end": (
+        trickling(b"", b"HTTP/1.1 100 Continue\r\n\r\n"),
+        "did not send its reply's status and headers within 1 s",
+    ),
+    # a body without length, a byte at a time, faster than the minimum rate's window can see
+    "a body past its time limit": (
+        trickling(b"HTTP/1.0 200 OK\r\n\r\n", b"x" * 2000, every_s=0.05),
+        "took more than 3 s",
+    ),
+}
+
+
+@pytest.mark.parametrize("reply, says", list(SLOW.values()), ids=list(SLOW))
+def test_a_server_that_answers_slowly_is_stopped(serve, tmp_path, reply, says) -> None:
+    server = serve(reply)
+    done = run_bounded([sys.executable, "-c", FETCH, server.url], 120, env=fresh_env(tmp_path))
+    assert done is not None, "the download was still waiting after 120 s"
+    assert says in done.stdout, (done.stdout, done.stderr[-2000:])
+    assert not (tmp_path / "data" / "TinyStoriesV2-GPT4-train.txt").exists()
