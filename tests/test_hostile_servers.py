@@ -186,3 +186,59 @@ def test_a_server_that_answers_slowly_is_stopped(serve, tmp_path, reply, says) -
     assert done is not None, "the download was still waiting after 120 s"
     assert says in done.stdout, (done.stdout, done.stderr[-2000:])
     assert not (tmp_path / "data" / "TinyStoriesV2-GPT4-train.txt").exists()
+
+
+# --- --scheduler: a service that is not a Dask scheduler (items 9 and 13) -----------------------
+
+
+def speaking_first(raw: bytes, then_close: bool = False):
+    """A service that speaks first, as a Dask scheduler does (and SSH, FTP, SMTP servers), then
+    waits for the client (or hangs up)."""
+
+    def reply(connection: socket.socket, stop: threading.Event) -> None:
+        connection.sendall(raw)
+        while not then_close and not stop.is_set():
+            time.sleep(0.1)
+
+    return reply
+
+
+NOT_DASK = {
+    # the client read "SSH-2.0-" as a message's length: numpy's "Unable to allocate 2.82 EiB"
+    "an SSH server's banner": (speaking_first(b"SSH-2.0-OpenSSH_9.6\r\n"), "began 'SSH-2.0-"),
+    # eight bytes (a length the client believes), then silence: the client waited without end
+    "8 bytes, then silence": (
+        speaking_first(b"\x40" + b"\0" * 7),
+        "did not answer as a Dask scheduler within",
+    ),
+    "an FTP greeting, then the door shut": (
+        speaking_first(b"220 ready\r\n", then_close=True),
+        "began '220 ready",
+    ),
+    # a length that fits, then bytes that are no frames of Dask's
+    "a short message that is no handshake": (
+        speaking_first(b"\x10" + b"\0" * 7 + b"\xff" * 16),
+        "not as a Dask scheduler does",
+    ),
+    "half a message, then the door shut": (
+        speaking_first(b"\x40" + b"\0" * 7 + b"\0" * 10, then_close=True),
+        "closed before a whole message came",
+    ),
+}
+
+
+@pytest.mark.parametrize("reply, says", list(NOT_DASK.values()), ids=list(NOT_DASK))
+def test_a_scheduler_address_that_is_not_dask_is_one_line(serve, tmp_path, reply, says) -> None:
+    pytest.importorskip("distributed")
+    server = serve(reply)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a cat<|endoftext|>a dog", encoding="utf-8")
+    address = f"tcp://127.0.0.1:{server.port}"
+    command = [
+        sys.executable, "-m", "bpe_course", "train", str(corpus), "--vocab-size", "300",
+        "--scheduler", address,
+    ]  # fmt: skip
+    done = run_bounded(command, 120, env=fresh_env(tmp_path))
+    assert done is not None, "train was still waiting on the address after 120 s"
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr[-3000:]
+    assert address in done.stderr and says in done.stderr, done.stderr

@@ -37,7 +37,9 @@ import logging
 import os
 import signal
 import socket
+import struct
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -161,9 +163,12 @@ def dask_client(
 
 
 def _check_reachable(scheduler: str) -> None:
-    """One TCP connection to the scheduler's address, given a few seconds: a refused or unknown
-    address is one line at once (the client would retry it for its whole timeout), and so is a
-    listener that never answers (the client would wait on it forever)."""
+    """One TCP connection to the scheduler's address, and the first message a Dask scheduler
+    sends on it (its handshake), read whole within ``PROBE_TIMEOUT_S`` in all: a refused or
+    unknown address is one line at once (the client would retry it for its whole timeout), and
+    so is a listener that never answers, one that sends a few bytes and goes silent (the client
+    waits for the rest without end), or a service that speaks first but not Dask (an SSH
+    server's banner, read by the client as the length of a message of exabytes)."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
     try:
@@ -173,12 +178,13 @@ def _check_reachable(scheduler: str) -> None:
         raise BPEInputError(f"{scheduler!r} is not a Dask scheduler address: {err}") from None
     if scheme not in ("tcp", "tls"):
         return  # other transports (inproc, ucx): left to the client
+    deadline = time.monotonic() + PROBE_TIMEOUT_S
     try:
         with socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S) as probe:
             # a Dask scheduler speaks first (its handshake) over plain tcp; over tls the client
-            # does. Something that listens but stays silent would hold the client forever.
-            if scheme == "tcp" and not probe.recv(1):
-                raise ConnectionResetError("the connection was closed at once")
+            # does, and the TLS handshake is the client's to check
+            if scheme == "tcp":
+                _read_handshake(probe, deadline, scheduler)
     except TimeoutError:
         raise BPEInputError(
             f"something at {scheduler} took the connection but did not answer as a Dask "
@@ -190,6 +196,60 @@ def _check_reachable(scheduler: str) -> None:
             f"cannot reach a Dask scheduler at {scheduler}: {reason} (is it running, and is "
             "the address right?)"
         ) from None
+
+
+# A scheduler's handshake is a small message (its compression, Python and pickle protocol): far
+# below this. What claims to be longer is not a handshake, and is never allocated.
+HANDSHAKE_MAX_BYTES = 1 << 16
+
+
+def _read_handshake(probe: socket.socket, deadline: float, scheduler: str) -> None:
+    """Read the first message on ``probe`` as Dask's TCP comm frames it (8 bytes of length,
+    then that many bytes of frames) and decode it, by ``deadline`` in all; or one line saying
+    what answered instead (TimeoutError past the deadline, OSError if the connection closes)."""
+    from distributed.protocol import loads
+    from distributed.protocol.utils import unpack_frames
+
+    head = _receive_exactly(probe, 8, deadline)
+    (length,) = struct.unpack("Q", head)  # as Dask frames it: native order
+    if length > HANDSHAKE_MAX_BYTES:
+        probe.settimeout(0.2)  # whatever else it sent at once, to name it
+        with contextlib.suppress(OSError):
+            head += probe.recv(64)
+        raise BPEInputError(
+            f"something at {scheduler} answered, but not as a Dask scheduler does (it began "
+            f"{_printable(head)}): is the address right?"
+        )
+    body = _receive_exactly(probe, length, deadline)
+    try:
+        frames, missing = unpack_frames(body, partial=True)
+        message = loads(frames, deserialize=False) if not missing else None
+    except Exception:  # whatever the bytes make the decoder raise: they are not a handshake
+        message = None
+    if not (isinstance(message, dict) and "pickle-protocol" in message):
+        raise BPEInputError(
+            f"something at {scheduler} answered, but not as a Dask scheduler does (it began "
+            f"{_printable(head + body)}): is the address right?"
+        )
+
+
+def _receive_exactly(probe: socket.socket, size: int, deadline: float) -> bytes:
+    data = b""
+    while len(data) < size:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        probe.settimeout(left)
+        block = probe.recv(size - len(data))
+        if not block:
+            raise ConnectionResetError("the connection was closed before a whole message came")
+        data += block
+    return data
+
+
+def _printable(data: bytes, limit: int = 40) -> str:
+    """The start of what a service sent, quoted, on one line (its control bytes escaped)."""
+    return ascii(data[:limit].decode("latin-1"))
 
 
 def local_workers(requested: int | None, tasks: int, corpus_bytes: int) -> int:
