@@ -39,6 +39,7 @@ import signal
 import socket
 import struct
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -132,22 +133,25 @@ def dask_client(
     from distributed import Client, LocalCluster
 
     if scheduler == LOCAL:
-        with _workers_ignore_ctrl_c():
-            cluster = LocalCluster(
-                n_workers=workers or os.cpu_count() or 1,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=dashboard_address,
-                # Errors that matter reach the client as exceptions; a worker's own log of a peer it
-                # lost would repeat them as tracebacks on the terminal (the dashboard shows it all).
-                silence_logs=logging.CRITICAL,
-            )
+        cluster = None
         try:
+            with _workers_ignore_ctrl_c():  # a Ctrl-C meanwhile is raised as it ends
+                cluster = LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=dashboard_address,
+                    # Errors that matter reach the client as exceptions; a worker's own log of a
+                    # peer it lost would repeat them as tracebacks on the terminal (the dashboard
+                    # shows it all).
+                    silence_logs=logging.CRITICAL,
+                )
             with Client(cluster, timeout=timeout) as client:
                 yield client
         finally:
-            cluster.close()
+            if cluster is not None:
+                cluster.close()
         return
     if workers is not None:
         raise BPEInputError(
@@ -263,18 +267,34 @@ def local_workers(requested: int | None, tasks: int, corpus_bytes: int) -> int:
 
 @contextlib.contextmanager
 def _workers_ignore_ctrl_c() -> Iterator[None]:
-    """Start worker processes that ignore SIGINT, then restore this process's handler.
+    """Start worker processes that never see a terminal's Ctrl-C, while this process still does.
 
     Ctrl-C in a terminal reaches every process of its group: each worker would die with a
-    traceback of its own. Ignored there (a disposition that survives the start of a process),
-    it stops this process only, which closes the cluster on its way out. A Ctrl-C while the
-    workers start is ignored too.
+    traceback of its own. So SIGINT is *blocked* in this thread while the workers start: the
+    threads Dask starts them from are made meanwhile and inherit the block, and so do the
+    workers (a process keeps its signal mask across fork and exec), which never see one. This
+    process keeps a Ctrl-C that comes meanwhile pending and raises it (KeyboardInterrupt) as
+    the block ends, so the caller closes the cluster on its way out. (Ignoring SIGINT instead,
+    as this did, lost that Ctrl-C: the run went on.) Where signals cannot be blocked (Windows),
+    SIGINT is ignored meanwhile; off the main thread, signals are not ours to change.
     """
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread: signals are not ours to change
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    if hasattr(signal, "pthread_sigmask"):
+        # multiprocessing's resource tracker, started on first need, unblocks SIGINT in the
+        # thread that starts it (Dask's event loop, whose threads start the workers): started
+        # here first, it is left running and the mask alone
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)  # a pending Ctrl-C: here
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
