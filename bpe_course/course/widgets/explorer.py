@@ -477,6 +477,20 @@ def course_explorer(measured_csv: Path | None = None, **options) -> Explorer:
     return Explorer(load_results(stored_result_files()), measured_csv=measured_csv, **options)
 
 
+def explorer_page(measured_csv: Path | None = None, **options) -> w.Widget:
+    """What the explorer's page (``bpe-course explore``) shows: the explorer, or, when a stored
+    table cannot be read (a hand's edit: a value where it cannot be), the one line that says
+    which file, line and column, where a traceback would leave only "There was an error when
+    executing cell [1]"."""
+    try:
+        return course_explorer(measured_csv, **options).widget
+    except BPEInputError as error:
+        return w.HTML(
+            '<p class="bpe-explorer-error"><b>The explorer cannot start:</b> '
+            f"{html.escape(str(error))}</p><p>Mend or remove that file, then reload this page.</p>"
+        )
+
+
 # --- helpers --------------------------------------------------------------------------------------
 
 
