@@ -221,3 +221,32 @@ def test_the_stored_tables_pass_their_schema() -> None:
     stored = [p for p in stored_result_files() if p.parent.name == "results"]
     assert len(load_results(stored)) > 1000
     assert pd.api.types.is_integer_dtype(load_results(stored)["size_bytes"])
+
+
+def test_rows_the_explorer_measures_stay_in_their_columns(tmp_path) -> None:
+    # a timeout (few columns) and a finished run (more) appended to one file: the second line
+    # had more fields than the header (the file could not be read again), or, the other way
+    # round, its values slid into other columns (a machine's name as a merge time)
+    from bpe_course.course.widgets.explorer import Explorer
+
+    from .test_explorer import fake_row, grid
+
+    def runner(cell, cancel):
+        row = fake_row(cell)
+        if cell[3] == "v4":  # the cell's other columns only, as the harness writes a timeout
+            cell_only = ("corpus", "size_bytes", "size", "vocab_size", "version", "repeat")
+            return {k: row[k] for k in cell_only} | {"status": "timeout", "machine": "this machine"}
+        return row
+
+    csv = tmp_path / "mine.csv"
+    for versions in (("v4", "v5"), ("v5", "v4")):  # the timeout first, then last
+        csv.unlink(missing_ok=True)
+        view = Explorer(grid(), runner=runner, interactive=False, measured_csv=csv)
+        view.version.value = versions
+        view.add_vocab.value = "20000"
+        view.start_measuring()
+        view.wait(30)
+        table = load_results([csv])
+        assert sorted(table["status"]) == ["ok", "ok", "timeout", "timeout"], table
+        assert (table.loc[table["status"] == "ok", "merge_s"] == 0.5).all()
+        assert set(table["machine"]) == {"this machine"}
