@@ -118,6 +118,10 @@ NOT_HTTP = {
     + b"".join(b"X-%d: y\r\n" % i for i in range(120))
     + b"\r\nbody",
     "a status out of range": b"HTTP/1.1 42 Odd\r\n\r\n",
+    # a body the client never asked to be compressed: with its length it looked whole, and the
+    # gzip bytes became the corpus
+    "a body encoded unasked": b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n"
+    b"\r\n\x1f\x8b\x08\x00",
     "binary garbage": bytes(range(256)) * 4,
     "an empty reply": b"",
 }
@@ -160,6 +164,18 @@ except DownloadError as err:
     print(f"error: {err}")
 """
 
+
+def redirecting(to: str):
+    """A server that sends every request on to ``to``."""
+    return replying(f"HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\n\r\n".encode())
+
+
+def silent(connection: socket.socket, stop: threading.Event) -> None:
+    """A server that takes the request and never answers."""
+    read_request(connection)
+    stop.wait()
+
+
 SLOW = {
     # the status line, then one byte of a header at a time: each wait is short, the whole is not
     "a head sent a byte at a time": (
@@ -179,8 +195,14 @@ SLOW = {
 }
 
 
+SLOW["silence"] = (silent, "error: ")  # one line either way: the socket's timeout or the whole
+SLOW["a redirect to a head sent a byte at a time"] = ("redirect", SLOW[next(iter(SLOW))][1])
+
+
 @pytest.mark.parametrize("reply, says", list(SLOW.values()), ids=list(SLOW))
 def test_a_server_that_answers_slowly_is_stopped(serve, tmp_path, reply, says) -> None:
+    if reply == "redirect":  # the connection a redirect opens is bounded too
+        reply = redirecting(serve(trickling(b"HTTP/1.1 200 OK\r\nX-Slow: ", b"a")).url)
     server = serve(reply)
     done = run_bounded([sys.executable, "-c", FETCH, server.url], 120, env=fresh_env(tmp_path))
     assert done is not None, "the download was still waiting after 120 s"
@@ -203,6 +225,18 @@ def speaking_first(raw: bytes, then_close: bool = False):
     return reply
 
 
+def speaking_slowly(head: bytes, drip: bytes, every_s: float = 0.1):
+    """A service that speaks first, ``head`` and then ``drip`` every ``every_s``, endlessly."""
+
+    def reply(connection: socket.socket, stop: threading.Event) -> None:
+        connection.sendall(head)
+        while not stop.is_set():
+            connection.sendall(drip)
+            time.sleep(every_s)
+
+    return reply
+
+
 NOT_DASK = {
     # the client read "SSH-2.0-" as a message's length: numpy's "Unable to allocate 2.82 EiB"
     "an SSH server's banner": (speaking_first(b"SSH-2.0-OpenSSH_9.6\r\n"), "began 'SSH-2.0-"),
@@ -219,6 +253,11 @@ NOT_DASK = {
     "a short message that is no handshake": (
         speaking_first(b"\x10" + b"\0" * 7 + b"\xff" * 16),
         "not as a Dask scheduler does",
+    ),
+    # a length that fits, then its bytes one at a time: each wait short, the whole without end
+    "a handshake sent a byte at a time": (
+        speaking_slowly((60_000).to_bytes(8, "little"), b"\0"),
+        "did not answer as a Dask scheduler within",
     ),
     "half a message, then the door shut": (
         speaking_first(b"\x40" + b"\0" * 7 + b"\0" * 10, then_close=True),

@@ -146,6 +146,12 @@ def _fetch(
         else:
             deadline.cancel()
         with response:
+            encoding = (response.headers.get("Content-Encoding") or "identity").strip().lower()
+            if encoding != "identity":  # none was asked for: its bytes are not the file's
+                raise DownloadError(
+                    f"{url or dataset.url} sent {name} encoded ({encoding}), which a download "
+                    "here does not undo; give another address with --url"
+                )
             start, total = _body_start(response, done, name, partial)
             expected = dataset.size or total
             bar = progress_bar(
