@@ -159,6 +159,19 @@ def test_invalid_utf8_names_the_shard_and_the_offset(client, shards, tmp_path) -
         count_words_on_cluster([shards, bad], [EOT], client=client, tasks=8)
 
 
+def test_a_word_too_long_names_the_shard_and_the_offset(client, shards, tmp_path) -> None:
+    # issue 36, item 11: found in a task's counts on a worker, the run stops with its line
+    from bpe_course.counting.plan import MAX_WORD_BYTES
+
+    long = tmp_path / "long.txt"
+    story = ("a fine story" + EOT).encode() * 500
+    long.write_bytes(story + b"z" * (MAX_WORD_BYTES + 500_000) + b" " + story)
+    with pytest.raises(
+        BPEInputError, match=rf"long\.txt: a word longer than {MAX_WORD_BYTES} bytes covers "
+    ):
+        count_words_on_cluster([shards, long], [EOT], client=client, tasks=8)
+
+
 def test_the_cli_flag_with_an_address(client, shards, tmp_path, capsys) -> None:
     args = ["train", str(shards), "--vocab-size", "400", "--special-token", EOT, "-o"]
     assert main([*args, str(tmp_path / "here")]) == 0
