@@ -26,6 +26,7 @@ class RawServer:
     def __init__(self, reply: Callable[[socket.socket, threading.Event], None]) -> None:
         self.reply = reply
         self.stop = threading.Event()
+        self.connected = threading.Event()  # a client has connected
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(0.2)
         self.port = self.listener.getsockname()[1]
@@ -39,6 +40,7 @@ class RawServer:
                 connection, _ = self.listener.accept()
             except (TimeoutError, OSError):
                 continue
+            self.connected.set()
             threading.Thread(target=self._one, args=(connection,), daemon=True).start()
 
     def _one(self, connection: socket.socket) -> None:
@@ -281,3 +283,52 @@ def test_a_scheduler_address_that_is_not_dask_is_one_line(serve, tmp_path, reply
     assert done is not None, "train was still waiting on the address after 120 s"
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr[-3000:]
     assert address in done.stderr and says in done.stderr, done.stderr
+
+
+# --- Ctrl-C while waiting on a server ---------------------------------------------------------
+
+
+def ctrl_c_while_waiting(command: list[str], env: dict, server: RawServer) -> tuple[int, str]:
+    """Run ``command`` in its own group, send the group SIGINT (a terminal's Ctrl-C) once it
+    waits on ``server``, and return its exit status and standard error."""
+    import signal
+    import subprocess
+
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        assert server.connected.wait(60), "it never reached the server"
+        time.sleep(0.5)  # into its wait for the reply
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    return process.returncode, err
+
+
+def test_ctrl_c_while_a_reply_trickles_in_is_one_line(serve, tmp_path) -> None:
+    server = serve(trickling(b"HTTP/1.1 200 OK\r\nX-Slow: ", b"a"))
+    command = [sys.executable, "-m", "bpe_course", "data", "fetch", "tinystories-train"]
+    command += ["--url", server.url]
+    code, err = ctrl_c_while_waiting(command, fresh_env(tmp_path), server)
+    assert code == 130 and err.strip() == "bpe-course: interrupted", err
+
+
+def test_ctrl_c_while_a_scheduler_address_is_probed_is_one_line(serve, tmp_path) -> None:
+    pytest.importorskip("distributed")
+    server = serve(speaking_slowly((60_000).to_bytes(8, "little"), b"\0", every_s=1.0))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a cat<|endoftext|>a dog", encoding="utf-8")
+    command = [sys.executable, "-m", "bpe_course", "train", str(corpus), "--vocab-size", "300"]
+    command += ["--scheduler", f"tcp://127.0.0.1:{server.port}"]
+    code, err = ctrl_c_while_waiting(command, fresh_env(tmp_path), server)
+    assert code == 130 and err.strip() == "bpe-course: interrupted", err
