@@ -533,3 +533,63 @@ def test_a_416_finishes_a_partial_file_only_with_its_size(liar, data_folder, mod
         with pytest.raises(DownloadError, match="could not be checked"):
             fetch("unknown-set", progress=False)
         assert not (data_folder / "unknown-set.txt").exists()
+
+
+# --- Slices in bounded memory (issue 36's memory class) ----------------------------------------
+
+SLICE_PEAK = """
+import json, sys
+from bpe_course.corpora.datasets import slice_corpus
+def peak():
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+before = peak()
+path = slice_corpus(sys.argv[1], sys.argv[2])
+print(json.dumps({"grew_mb": (peak() - before) / 1024, "size": path.stat().st_size}))
+"""
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="VmHWM: Linux")
+def test_a_slice_is_copied_in_bounded_memory(tmp_path) -> None:
+    # it read the whole slice, decoded it (4 bytes a character for emoji) and encoded it again:
+    # over three times the slice's size
+    import json
+    import os
+
+    source = tmp_path / "emoji.txt"
+    document = ("😀" * 500 + "\n<|endoftext|>\n").encode()
+    source.write_bytes(document * (30_000_000 // len(document)))
+    env = {**os.environ, "BPE_COURSE_DATA": str(tmp_path / "data")}
+    done = subprocess.run(
+        [sys.executable, "-c", SLICE_PEAK, str(source), "25MB"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert 25_000_000 - len(document) < result["size"] <= 25_000_000, (result, done.stderr)
+    assert result["grew_mb"] < 20, result  # a few blocks, not the 25 MB slice
+
+
+def test_a_slice_finds_a_boundary_across_its_read_blocks(tmp_path, data_folder, monkeypatch):
+    monkeypatch.setattr(datasets, "_SLICE_BLOCK", 64)
+    source = tmp_path / "s.txt"
+    text = ("x" * 100 + "<|endoftext|>\n") * 20
+    source.write_text(text, encoding="utf-8")
+    for size in range(120, 1000, 37):  # the last boundary by each size, wherever blocks fall
+        data = slice_corpus(source, size).read_bytes()
+        expected = text.encode()[:size]
+        expected = expected[: expected.rindex(b"<|endoftext|>") + 13]
+        if text.encode()[len(expected) : len(expected) + 1] == b"\n" and len(expected) < size:
+            expected += b"\n"
+        assert data == expected, size
+
+
+def test_a_bad_byte_in_a_slice_is_named_across_blocks(tmp_path, data_folder, monkeypatch):
+    monkeypatch.setattr(datasets, "_SLICE_BLOCK", 64)
+    source = tmp_path / "s.txt"
+    good = ("é" * 50 + "<|endoftext|>\n").encode() * 10
+    source.write_bytes(good[:400] + b"\xff" + good[400:])  # between two characters
+    with pytest.raises(BPEInputError, match="not valid UTF-8: byte 0xff at byte offset 400 "):
+        slice_corpus(source, 1000)
+    assert not list(data_folder.glob("s-*"))  # nothing written that looks like a slice
