@@ -139,10 +139,33 @@ def test_a_reply_that_is_not_http_is_one_line(serve, data_folder, capsys, raw) -
     assert str(server.port) in err and not (data_folder / "TinyStoriesV2-GPT4-train.txt").exists()
 
 
+def test_a_port_out_of_range_never_reaches_another_port(serve, data_folder, capsys) -> None:
+    # the system takes a port modulo 65536: 65536 + P reached the server on port P
+    server = serve(replying(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"))
+    url = f"http://127.0.0.1:{server.port + 65536}/corpus.txt"
+    code = main(["data", "fetch", "tinystories-train", "--url", url])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Port out of range" in err, err
+    assert not server.connected.is_set()
+
+
+def test_a_scheduler_port_out_of_range_never_reaches_another_port(serve, tmp_path) -> None:
+    pytest.importorskip("distributed")
+    server = serve(speaking_first(b"SSH-2.0-OpenSSH_9.6\r\n"))
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a cat<|endoftext|>a dog", encoding="utf-8")
+    address = f"tcp://127.0.0.1:{server.port + 65536}"
+    command = [sys.executable, "-m", "bpe_course", "train", str(corpus), "--vocab-size", "300"]
+    done = run_bounded([*command, "--scheduler", address], 120, env=fresh_env(tmp_path))
+    assert done is not None and done.returncode == 2, done
+    assert "port out of 1-65535" in done.stderr and not server.connected.is_set(), done.stderr
+
+
 @pytest.mark.parametrize(
     "url, says",
     [
-        ("http://127.0.0.1:abc/corpus.txt", "nonnumeric port"),  # http.client's InvalidURL
+        # a traceback of http.client's InvalidURL before; now urllib's own check says it
+        ("http://127.0.0.1:abc/corpus.txt", "from 'http://127.0.0.1:abc/corpus.txt': Port"),
         ("file:///etc/hostname", "only http:// and https://"),  # a local file is not a download
         ("data:,hello", "only http:// and https://"),  # urllib would "download" these 5 bytes
         ("ftp://127.0.0.1:9/corpus.txt", "only http:// and https://"),

@@ -269,9 +269,11 @@ def _request(source: str, name: str, done: int, timeout: float, deadline: _Deadl
     import urllib.request
 
     try:
-        scheme = urllib.parse.urlsplit(source).scheme.lower()
-        if scheme not in ("http", "https"):
+        parts = urllib.parse.urlsplit(source)
+        if parts.scheme.lower() not in ("http", "https"):
             raise ValueError("only http:// and https:// addresses are downloaded from")
+        if parts.port == 0:  # out of 1-65535 raises: the system would take it modulo 65536
+            raise ValueError("port 0 is no server's")
         request = urllib.request.Request(
             source, headers={"Range": f"bytes={done}-"} if done else {}
         )

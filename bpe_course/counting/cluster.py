@@ -180,6 +180,8 @@ def _check_reachable(scheduler: str) -> None:
         host, port = parse_host_port(location, 8786)
     except (ValueError, TypeError) as err:
         raise BPEInputError(f"{scheduler!r} is not a Dask scheduler address: {err}") from None
+    if scheme in ("tcp", "tls") and not 0 < port < 65536:  # the system would wrap it silently
+        raise BPEInputError(f"{scheduler!r} is not a Dask scheduler address: port out of 1-65535")
     if scheme not in ("tcp", "tls"):
         return  # other transports (inproc, ucx): left to the client
     deadline = time.monotonic() + PROBE_TIMEOUT_S
