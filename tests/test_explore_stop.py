@@ -135,3 +135,49 @@ def test_sigkill_of_the_command_stops_voila_and_its_kernels(tmp_path) -> None:
                 process.kill()
         if explore.poll() is None:
             explore.kill()
+
+
+def test_sigkill_of_course_leaves_no_kernel(tmp_path) -> None:
+    # the notebooks' kernels end with the command that started them however it dies: held
+    # before issue 36 too (ipykernel's parent poller), checked here beside the explorer's case
+    psutil = pytest.importorskip("psutil")
+    env = {
+        **os.environ,
+        "BPE_COURSE_BUILD": str(tmp_path / "build"),
+        "BPE_COURSE_DATA": str(tmp_path / "data"),
+        "BPE_COURSE_FIGURES": str(tmp_path / "figures"),
+    }
+    command = [sys.executable, "-m", "bpe_course", "course", "--only", "01_start"]
+    course = subprocess.Popen(
+        command,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    kernels: list = []
+    try:
+
+        def kernel_started() -> bool:
+            try:
+                family = psutil.Process(course.pid).children(recursive=True)
+                kernels[:] = [p for p in family if "ipykernel" in " ".join(p.cmdline())]
+            except psutil.Error:  # it ended, or a child did while it was read
+                pass
+            return bool(kernels) or course.poll() is not None
+
+        wait_until(kernel_started, "no kernel started")
+        assert kernels, "the notebook ended before its kernel was seen"
+        os.kill(course.pid, signal.SIGKILL)
+        course.wait(timeout=60)
+        wait_until(
+            lambda: not [p for p in kernels if p.is_running() and p.status() != "zombie"],
+            "a kernel outlived the course command killed by SIGKILL",
+            timeout_s=60,
+        )
+    finally:
+        for process in kernels:
+            if process.is_running():
+                process.kill()
+        if course.poll() is None:
+            course.kill()
