@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bpe_course.bars import progress_bar
-from bpe_course.counting import count_words
+from bpe_course.counting import count_words, plan
 from bpe_course.counting.sources import Corpus, check_file, describe
 from bpe_course.errors import BPEInputError
 from bpe_course.trainers import Trainer, get_trainer
@@ -103,6 +103,12 @@ def learn_merges(
     trainer = get_trainer(version)
     special_tokens = () if special_tokens is None else special_tokens
     check_training_arguments(vocab_size, special_tokens)
+    longest = max(map(len, word_counts), default=0)
+    if longest > plan.MAX_WORD_BYTES:  # counted elsewhere: the counting would have refused it
+        raise BPEInputError(
+            f"a word of {longest} bytes is longer than {plan.MAX_WORD_BYTES}: the merge loops hold "
+            "every word whole, so none this long is trained on"
+        )
     return _run_merge_loop(
         trainer, word_counts, vocab_size, special_tokens, progress, on_merge, **options
     )

@@ -156,13 +156,19 @@ def who_died(processes: list[multiprocessing.process.BaseProcess]) -> str:
     return f"{who} exited with status {code}; the run stopped (out of memory?)"
 
 
-def exit_with_parent(parent: int | None = None, interval_s: float = 0.5) -> None:
+def exit_with_parent(
+    parent: int | None = None,
+    interval_s: float = 0.5,
+    before_exit: Callable[[], None] | None = None,
+) -> None:
     """End this process (and its group, if it leads one) once ``parent`` is gone.
 
     A process killed by SIGTERM or SIGKILL cannot stop its workers, and a pool worker waiting
     for its next task would wait forever. A daemon thread notices that the parent is gone (this
     process has a new parent, or ``parent`` no longer exists) and ends it. ``parent``: the pid as
     the parent gave it (by the time this runs, the parent may already be gone); default: ours now.
+    ``before_exit``: called first, for what this process started outside its group (Voila's
+    kernels, in sessions of their own); whatever it raises, the process still ends.
     """
     parent = os.getppid() if parent is None else parent
     first_parent = os.getppid()
@@ -170,6 +176,9 @@ def exit_with_parent(parent: int | None = None, interval_s: float = 0.5) -> None
     def watch() -> None:
         while os.getppid() == first_parent and _exists(parent):
             time.sleep(interval_s)
+        if before_exit is not None:
+            with contextlib.suppress(BaseException):
+                before_exit()
         if hasattr(os, "killpg") and os.getpgrp() == os.getpid():
             os.killpg(os.getpid(), signal.SIGKILL)  # a benchmark worker: its own pool goes too
         os._exit(1)

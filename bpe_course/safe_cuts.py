@@ -26,7 +26,11 @@ special token covers it, so the tokens split out the same on both sides. Tests c
 with hypothesis: the pretokens with every safe cut made equal those of the whole text.
 
 A text with no safe cut at all (one 300 MB run of letters, or of newlines) is one pretoken: no
-exact pretokenizer can hold less than it.
+exact pretokenizer can hold less than it. Without special tokens, a stretch with no safe cut holds
+at most four pretokens (whitespace, its last character, a run of symbols ending in an apostrophe,
+a run of letters or of digits): one of them is longer than a quarter of it. The counting uses
+that to find a word too long to train on before reading it whole
+(:data:`bpe_course.counting.plan.MAX_WORD_BYTES`).
 """
 
 from __future__ import annotations
@@ -98,7 +102,7 @@ def next_safe_cut(
     while stop is None or position < stop:
         f.seek(position)
         block = f.read(_SCAN_BLOCK)
-        text, skipped = _whole_characters(block)
+        text, skipped = whole_characters(block)
         if len(text) <= 2 * margin:
             return None  # the end of the file: nothing left worth cutting
         for i in _candidates(text, margin, special_tokens):
@@ -112,7 +116,7 @@ def next_safe_cut(
     return None
 
 
-def _whole_characters(block: bytes) -> tuple[str, int]:
+def whole_characters(block: bytes) -> tuple[str, int]:
     """The characters of ``block`` that lie in it whole, and how many bytes at its start were
     the tail of a character begun before it. Invalid bytes become lone surrogates (symbols, for
     the rules): such a file fails later, with the offset of its first bad byte."""

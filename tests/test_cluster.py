@@ -159,6 +159,19 @@ def test_invalid_utf8_names_the_shard_and_the_offset(client, shards, tmp_path) -
         count_words_on_cluster([shards, bad], [EOT], client=client, tasks=8)
 
 
+def test_a_word_too_long_names_the_shard_and_the_offset(client, shards, tmp_path) -> None:
+    # issue 36, item 11: found in a task's counts on a worker, the run stops with its line
+    from bpe_course.counting.plan import MAX_WORD_BYTES
+
+    long = tmp_path / "long.txt"
+    story = ("a fine story" + EOT).encode() * 500
+    long.write_bytes(story + b"z" * (MAX_WORD_BYTES + 500_000) + b" " + story)
+    with pytest.raises(
+        BPEInputError, match=rf"long\.txt: a word longer than {MAX_WORD_BYTES} bytes covers "
+    ):
+        count_words_on_cluster([shards, long], [EOT], client=client, tasks=8)
+
+
 def test_the_cli_flag_with_an_address(client, shards, tmp_path, capsys) -> None:
     args = ["train", str(shards), "--vocab-size", "400", "--special-token", EOT, "-o"]
     assert main([*args, str(tmp_path / "here")]) == 0
@@ -232,3 +245,63 @@ def test_partial_counts_are_counters_so_dask_moves_them_whole(shards) -> None:
     counted = [count_on_worker(task) for task in tasks[:2]]
     assert all(type(c) is Counter for c in counted)
     assert type(add_counts(*counted)) is Counter
+
+
+@pytest.mark.slow
+def test_the_overhead_benchmark_killed_leaves_no_scheduler_or_worker(tmp_path, monkeypatch):
+    # issue 36, item 10's class: a run of the Dask overhead benchmark started a scheduler and
+    # workers that lived on when the benchmark was killed (and a run past its time limit was
+    # killed alone, its cluster left running). Its scheduler is frozen here (SIGSTOP), so the
+    # run could not end on its own: whatever is gone soon after the kill was ended by it.
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    from bpe_course.corpora.datasets import generated_corpus
+
+    monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
+    spec = {"path": "dask", "corpus": str(generated_corpus("300KB")), "workers": 1}
+    spec["vocab_size"] = 300
+    script = "import json, sys\nfrom bpe_course.bench.cluster import _run_one\n"
+    script += "_run_one(json.loads(sys.argv[1]), 600)"
+    bench = subprocess.Popen(
+        [sys.executable, "-c", script, json.dumps(spec)],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    family: list = []
+    try:
+        deadline = time.monotonic() + 120  # a bound for a hung start, not a timing claim
+        scheduler = None
+        while scheduler is None:
+            assert time.monotonic() < deadline and bench.poll() is None, "no scheduler started"
+            for process in psutil.Process(bench.pid).children(recursive=True):
+                try:
+                    if "dask_scheduler" in " ".join(process.cmdline()):
+                        scheduler = process
+                except psutil.Error:
+                    pass
+            time.sleep(0.05)
+        scheduler.suspend()  # the run now waits on it for as long as its client's timeout
+        time.sleep(1)  # its worker process too, started meanwhile
+        family = psutil.Process(bench.pid).children(recursive=True)
+        os.kill(bench.pid, signal.SIGKILL)
+        bench.wait()
+        deadline = time.monotonic() + 60
+        while [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]:
+            if time.monotonic() > deadline:
+                left = [" ".join(p.cmdline())[:80] for p in family if p.is_running()]
+                pytest.fail(f"outlived the benchmark killed 60 s ago: {left}")
+            time.sleep(0.25)
+    finally:
+        for process in family:
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+        if bench.poll() is None:
+            bench.kill()

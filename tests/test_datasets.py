@@ -251,6 +251,31 @@ class Liar(Server):
                         except OSError:
                             return
                         time.sleep(0.02)
+                elif mode == "chunked-ok":  # no length, but a last chunk: whole
+                    self.protocol_version = "HTTP/1.1"
+                    self.send_response(200)
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for i in range(0, len(PAYLOAD), 50_000):
+                        part = PAYLOAD[i : i + 50_000]
+                        self.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.close_connection = True
+                elif mode == "ranges-no-length":  # the rest, with the whole size in its range
+                    start = int((self.headers.get("Range") or "bytes=0-")[6:].rstrip("-"))
+                    self.send_response(206 if start else 200)
+                    if start:
+                        self.send_header(
+                            "Content-Range", f"bytes {start}-{len(PAYLOAD) - 1}/{len(PAYLOAD)}"
+                        )
+                    self.end_headers()
+                    self.wfile.write(PAYLOAD[start:])
+                elif mode in ("416", "416-sized"):  # the partial file is all there is
+                    self.send_response(416)
+                    if mode == "416-sized":
+                        self.send_header("Content-Range", f"bytes */{len(PAYLOAD)}")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                 elif mode == "chunked-cut":
                     self.protocol_version = "HTTP/1.1"
                     self.send_response(200)
@@ -277,10 +302,10 @@ def liar(monkeypatch):
 
 def test_unverified_download_never_pins_its_hash(liar, data_folder) -> None:
     liar.mode = "cut-no-length"
-    with pytest.warns(UserWarning, match="could not be checked"):
-        path = fetch("unknown-set", progress=False)
+    # issue 36, item 2: no longer kept with a warning; never the final file (test below)
+    with pytest.raises(DownloadError, match="could not be checked"):
+        fetch("unknown-set", progress=False)
     assert not (data_folder / "unknown-set.txt.sha256").exists()
-    path.unlink()
     liar.mode = "ok"  # the next, correct download is accepted
     assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
     assert (data_folder / "unknown-set.txt.sha256").exists()  # complete: its length was sent
@@ -435,3 +460,136 @@ def test_slices_of_two_files_with_one_name_are_not_mixed_up(tmp_path, data_folde
     first = slice_corpus(tmp_path / "a" / "corpus.txt", 500).read_text()
     second = slice_corpus(tmp_path / "b" / "corpus.txt", 500).read_text()
     assert "one" in first and "two" in second and "one" not in second
+
+
+# --- Slices as long as asked (issue 36, item 6) -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "document, size, expected",
+    [
+        (b"ab<|endoftext|>", 30, 30),  # a boundary that ends exactly at the size asked
+        (b"ab<|endoftext|>", 44, 30),  # ... or within the last 13 bytes of it
+        (b"abc<|endoftext|>\n", 34, 34),  # with its newline
+        (b"abc<|endoftext|>\n", 33, 33),  # its newline does not fit: the boundary still does
+        (b"abc<|endoftext|>\r\n", 36, 36),  # a CRLF line end, whole
+        (b"abc<|endoftext|>\r\n", 35, 34),  # never a lone \r: the boundary without it
+    ],
+)
+def test_slice_is_the_longest_prefix_on_a_boundary(tmp_path, data_folder, document, size, expected):
+    source = tmp_path / "ten.txt"
+    source.write_bytes(document * 10)
+    data = slice_corpus(source, size).read_bytes()
+    assert len(data) == expected and source.read_bytes().startswith(data)
+    assert data.endswith((b"<|endoftext|>", b"<|endoftext|>\n", b"<|endoftext|>\r\n"))
+
+
+# --- A body nothing proves whole never becomes the final file (issue 36, item 2) ---------------
+
+
+def test_a_body_nothing_proves_whole_never_becomes_the_final_file(liar, data_folder, capsys):
+    from bpe_course.__main__ import main
+
+    liar.mode = "cut-no-length"  # 70 000 bytes, then the connection closed: no length, no hash
+    for _ in range(2):  # and a second fetch does not hand back what the first refused
+        with pytest.raises(DownloadError, match="could not be checked.*never become"):
+            fetch("unknown-set", progress=False)
+        assert not (data_folder / "unknown-set.txt").exists()
+    assert (data_folder / "unknown-set.txt.partial").stat().st_size == 70_000  # to resume
+    assert main(["data", "list"]) == 0
+    assert "downloaded" not in capsys.readouterr().out.replace("not downloaded", "")
+    assert main(["data", "fetch", "unknown-set"]) == 2
+    err = capsys.readouterr().err  # the progress bar's, then one line
+    assert err.count("bpe-course:") == 1 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("bpe-course: error: unknown-set: the server sent no")
+    with pytest.raises(BPEInputError, match="not downloaded yet"):
+        datasets.resolve_corpus("unknown-set")  # so `train unknown-set` cannot use it either
+
+
+def test_a_partial_body_is_finished_by_a_range_that_says_the_whole_size(liar, data_folder):
+    liar.mode = "cut-no-length"
+    with pytest.raises(DownloadError):
+        fetch("unknown-set", progress=False)
+    liar.mode = "ranges-no-length"  # 206 with Content-Range .../SIZE, still no Content-Length
+    assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
+    assert liar.requests[-1] == "bytes=70000-"
+    assert (data_folder / "unknown-set.txt.sha256").exists()  # its size proved it whole
+
+
+def test_a_chunked_body_read_to_its_last_chunk_is_whole(liar, data_folder) -> None:
+    liar.mode = "chunked-ok"
+    assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
+    assert (data_folder / "unknown-set.txt.sha256").exists()
+
+
+@pytest.mark.parametrize("mode, whole", [("416", False), ("416-sized", True)])
+def test_a_416_finishes_a_partial_file_only_with_its_size(liar, data_folder, mode, whole):
+    data_folder.mkdir(parents=True)
+    (data_folder / "unknown-set.txt.partial").write_bytes(PAYLOAD)
+    liar.mode = mode
+    if whole:  # "bytes */SIZE": the partial file holds all SIZE bytes
+        assert fetch("unknown-set", progress=False).read_bytes() == PAYLOAD
+    else:
+        with pytest.raises(DownloadError, match="could not be checked"):
+            fetch("unknown-set", progress=False)
+        assert not (data_folder / "unknown-set.txt").exists()
+
+
+# --- Slices in bounded memory (issue 36's memory class) ----------------------------------------
+
+SLICE_PEAK = """
+import json, sys
+from bpe_course.corpora.datasets import slice_corpus
+def peak():
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+before = peak()
+path = slice_corpus(sys.argv[1], sys.argv[2])
+print(json.dumps({"grew_mb": (peak() - before) / 1024, "size": path.stat().st_size}))
+"""
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="VmHWM: Linux")
+def test_a_slice_is_copied_in_bounded_memory(tmp_path) -> None:
+    # it read the whole slice, decoded it (4 bytes a character for emoji) and encoded it again:
+    # over three times the slice's size
+    import json
+    import os
+
+    source = tmp_path / "emoji.txt"
+    document = ("😀" * 500 + "\n<|endoftext|>\n").encode()
+    source.write_bytes(document * (30_000_000 // len(document)))
+    env = {**os.environ, "BPE_COURSE_DATA": str(tmp_path / "data")}
+    done = subprocess.run(
+        [sys.executable, "-c", SLICE_PEAK, str(source), "25MB"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert 25_000_000 - len(document) < result["size"] <= 25_000_000, (result, done.stderr)
+    assert result["grew_mb"] < 20, result  # a few blocks, not the 25 MB slice
+
+
+def test_a_slice_finds_a_boundary_across_its_read_blocks(tmp_path, data_folder, monkeypatch):
+    monkeypatch.setattr(datasets, "_SLICE_BLOCK", 64)
+    source = tmp_path / "s.txt"
+    text = ("x" * 100 + "<|endoftext|>\n") * 20
+    source.write_text(text, encoding="utf-8")
+    for size in range(120, 1000, 37):  # the last boundary by each size, wherever blocks fall
+        data = slice_corpus(source, size).read_bytes()
+        expected = text.encode()[:size]
+        expected = expected[: expected.rindex(b"<|endoftext|>") + 13]
+        if text.encode()[len(expected) : len(expected) + 1] == b"\n" and len(expected) < size:
+            expected += b"\n"
+        assert data == expected, size
+
+
+def test_a_bad_byte_in_a_slice_is_named_across_blocks(tmp_path, data_folder, monkeypatch):
+    monkeypatch.setattr(datasets, "_SLICE_BLOCK", 64)
+    source = tmp_path / "s.txt"
+    good = ("é" * 50 + "<|endoftext|>\n").encode() * 10
+    source.write_bytes(good[:400] + b"\xff" + good[400:])  # between two characters
+    with pytest.raises(BPEInputError, match="not valid UTF-8: byte 0xff at byte offset 400 "):
+        slice_corpus(source, 1000)
+    assert not list(data_folder.glob("s-*"))  # nothing written that looks like a slice

@@ -290,6 +290,70 @@ def test_ctrl_c_on_the_dask_path_is_one_line(big_corpus, tmp_path) -> None:
     assert process.returncode == 130
 
 
+# Ctrl-C (to the whole group, as a terminal sends it) while the local cluster starts: right after
+# its workers are up, before the counting; or before the first worker is.
+CTRL_C_AT_START = """
+import os, signal, sys
+import distributed
+
+real = distributed.LocalCluster
+
+class CtrlCWhileStarting(real):
+    def __init__(self, *args, **kwargs):
+        if sys.argv[1] == "before":
+            os.killpg(0, signal.SIGINT)
+        super().__init__(*args, **kwargs)
+        if sys.argv[1] == "after":
+            os.killpg(0, signal.SIGINT)
+
+distributed.LocalCluster = CtrlCWhileStarting
+from bpe_course.__main__ import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_ctrl_c_while_the_dask_cluster_starts_stops_the_run(corpus, tmp_path, when) -> None:
+    # issue 36, item 15: the start ignored SIGINT in this process too, and the run went on
+    psutil = pytest.importorskip("psutil")
+    pytest.importorskip("distributed")
+    argv = ["train", str(corpus), "--vocab-size", "300", "--scheduler", "local", "--workers", "2"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_AT_START, when, *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        out, err = process.communicate(timeout=180)
+        deadline = time.monotonic() + 30  # a bound for a leak, not a timing claim
+        while _in_session(psutil, process.pid) and time.monotonic() < deadline:
+            time.sleep(0.25)
+        left = [" ".join(p.cmdline()) for p in _in_session(psutil, process.pid)]
+    finally:
+        for p in _in_session(psutil, process.pid):
+            p.kill()
+    assert "Traceback" not in err and err.strip().endswith("bpe-course: interrupted"), err
+    assert process.returncode == 130, (out, err)
+    assert "merges" not in out  # no tokenizer was trained
+    assert not left, left  # no worker outlived the run
+
+
+def _in_session(psutil, session: int) -> list:
+    """The live processes of ``session`` (zombies have ended)."""
+    found = []
+    for p in psutil.process_iter():
+        try:
+            if os.getsid(p.pid) == session and p.status() != psutil.STATUS_ZOMBIE:
+                found.append(p)
+        except (OSError, psutil.Error):
+            continue
+    return found
+
+
 # --- Item 13: explore prints the address it serves ----------------------------------------------
 
 

@@ -32,8 +32,9 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpe_course.bench.harness import run_worker
 from bpe_course.bench.machine import context
-from bpe_course.bench.worker import peak_rss_mb
+from bpe_course.bench.worker import exit_with_benchmark, peak_rss_mb
 from bpe_course.corpora.datasets import generated_corpus, parse_size
 from bpe_course.counting import count_words
 from bpe_course.counting.cluster import TASK_BYTES, add_counts, map_reduce, plan_cluster_tasks
@@ -326,13 +327,16 @@ ATTEMPTS = 2
 
 
 def _run_one(spec: dict, timeout_s: float) -> tuple[dict, int]:
+    """One measurement in a fresh process, as the harness runs a cell (:func:`run_worker`): in a
+    session of its own with the scheduler and workers it starts, so a run past ``timeout_s``, or
+    stopped, is killed with all of them; and it ends them itself if this process dies."""
+    command = [sys.executable, "-m", "bpe_course.bench.cluster", "--one", json.dumps(spec)]
     for attempt in range(1, ATTEMPTS + 1):
-        done = subprocess.run(
-            [sys.executable, "-m", "bpe_course.bench.cluster", "--one", json.dumps(spec)],
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-        )
+        status, done = run_worker(command, timeout_s)
+        if done is None:
+            raise RuntimeError(
+                f"the {spec['path']} run took more than {timeout_s:g} s and was stopped"
+            )
         if done.returncode == 0:
             return json.loads(done.stdout.splitlines()[-1]), attempt
         last_line = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
@@ -350,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # one run, in this process
     args = parser.parse_args(argv)
     if args.one:
+        exit_with_benchmark()  # and its scheduler and workers, in its group, with it
         print(json.dumps(measure(json.loads(args.one))))
         return 0
     # The runs so far go to a partial file of their own, kept if the grid stops, so an hour of

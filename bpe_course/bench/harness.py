@@ -14,6 +14,7 @@ first differ.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -30,7 +31,7 @@ from bpe_course.bench import libraries
 from bpe_course.bench.grids import GRIDS, Grid
 from bpe_course.bench.libraries import merge_agreement
 from bpe_course.bench.machine import context
-from bpe_course.bench.tables import append_row, read_table
+from bpe_course.bench.tables import append_row, read_benchmark_table
 from bpe_course.bench.worker import PARENT_VARIABLE
 from bpe_course.corpora.datasets import corpus_source, course_corpus, parse_size, size_label
 from bpe_course.errors import BPEInputError
@@ -136,22 +137,26 @@ def run_grid(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Run ``grid``; return every row (old and new) as a DataFrame, appending new ones to ``csv_path``."""
+    check_grid(grid)
     check_versions(grid.versions)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise BPEInputError(f"workers must be 1 or more, not {workers!r}")
     source = corpus_source(corpus)
     done = (
-        read_table(csv_path)
+        read_benchmark_table(csv_path, required=[*KEY, "status"])
         if csv_path is not None and csv_path.exists() and not rerun
-        else pd.DataFrame(columns=KEY)
+        else pd.DataFrame(columns=[*KEY, "status"])
     )
-    finished = {tuple(row) for row in done[KEY].itertuples(index=False)}
+    finished = finished_cells(done, grid.timeout_s)
     cells = grid_cells(grid)
     bar = progress_bar(progress, len(cells), "benchmark", "run", leave=True)
     rows, timed_out, check = [], set(), MergeCheck()
     for size, vocab, version, repeat in cells:
         size_bytes = parse_size(size)
-        if (source, size_bytes, vocab, version, repeat) in finished or version in timed_out:
+        key = (source, size_bytes, vocab, version, repeat)
+        if key in finished or version in timed_out:
+            if finished.get(key) == "timeout":
+                timed_out.add(version)  # as when it timed out: its larger cells would too
             if bar is not None:
                 bar.update(1)  # nothing to run: counted at once
             continue
@@ -163,6 +168,7 @@ def run_grid(
             check(path, size_bytes, vocab, version, result)
         row = {
             **cell_columns(source, size_bytes, vocab, version, repeat, workers),
+            "timeout_s": grid.timeout_s,  # the limit it ran under: a timeout is final only under it
             **result,
             **context(),
             "grid": grid.name,
@@ -175,6 +181,57 @@ def run_grid(
     if bar is not None:
         bar.close()
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if rows else done
+
+
+def finished_cells(done: pd.DataFrame, timeout_s: float) -> dict[tuple, str]:
+    """The cells of ``done`` a run under ``timeout_s`` must not run again, with their status:
+    those measured (``ok``), and those that timed out under a limit as long or longer (a rerun
+    with a longer limit measures them; a row without its limit, written before rows said it,
+    stays final). A cancelled run is never final."""
+    finished: dict[tuple, str] = {}
+    limits = done["timeout_s"] if "timeout_s" in done.columns else pd.Series(math.inf, done.index)
+    for key, status, limit in zip(
+        done[KEY].itertuples(index=False, name=None), done["status"], limits
+    ):
+        key = (key[0], int(key[1]), int(key[2]), key[3], int(key[4]))
+        if status == "ok":
+            finished[key] = "ok"
+        elif status == "timeout" and not limit < timeout_s:  # NaN: no limit said, final
+            finished.setdefault(key, "timeout")
+    return finished
+
+
+def check_grid(grid: Grid) -> None:
+    """A grid that can run, or one line saying what cannot: no row is stored for a run that
+    never happened (a timeout of -1 s), or that did no work (a vocab too small for one merge)."""
+    if not grid.versions:
+        raise BPEInputError("no version to run; name some with --versions")
+    timeout = grid.timeout_s
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise BPEInputError(f"--timeout must be a number of seconds above 0, not {timeout!r}")
+    if math.isinf(timeout) or math.isnan(timeout):
+        raise BPEInputError(f"--timeout must be a finite number of seconds, not {timeout!r}")
+    repeats = grid.repeats
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise BPEInputError(f"--repeats must be 1 or more, not {repeats!r}")
+    floor = 256 + 1  # the byte tokens and <|endoftext|>, the benchmark's special token
+    for vocab in grid.vocab_sizes:
+        if isinstance(vocab, bool) or not isinstance(vocab, int) or vocab <= floor:
+            raise BPEInputError(
+                f"vocab size {vocab!r} leaves no merge to time: the 256 bytes and {EOT} take "
+                f"{floor} ids; use vocab sizes above {floor}"
+            )
+    sizes = [parse_size(size) for size in grid.sizes]
+    for what, values in (
+        ("versions", list(grid.versions)),
+        ("sizes", sizes),
+        ("vocab sizes", list(grid.vocab_sizes)),
+    ):
+        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        if repeated:
+            raise BPEInputError(
+                f"the {what} repeat {', '.join(repeated)}: each cell runs once per repeat"
+            )
 
 
 def cell_columns(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bpe_course.bench.tables import read_table
+from bpe_course.bench.tables import check_benchmark_table, read_table
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import build_dir, notebooks_dir
 
@@ -26,8 +26,9 @@ NEEDED = {"corpus", "size_bytes", "size", "vocab_size", "version", "status", "me
 
 
 def load_results(paths: Iterable[str | Path]) -> pd.DataFrame:
-    """The rows of every benchmark CSV given (files that are not one are refused by name), with
-    a ``source`` column naming the file each row came from."""
+    """The rows of every benchmark CSV given (files that are not one are refused by name, and a
+    value a table cannot hold by file, line and column), with a ``source`` column naming the
+    file each row came from."""
     tables = []
     for path in map(Path, paths):
         if not path.is_file():
@@ -39,6 +40,7 @@ def load_results(paths: Iterable[str | Path]) -> pd.DataFrame:
                 f"{path} is not a benchmark table written by `bpe-course bench` "
                 f"(missing {sorted(missing)})"
             )
+        table = check_benchmark_table(table, path)  # a hand's edits: one line, file and line
         # rows written before rows named their grid: the grid the file's name says
         known = table["grid"] if "grid" in table.columns else pd.Series(None, table.index, object)
         table["grid"] = known.astype(object).fillna(grid_of_file(path))

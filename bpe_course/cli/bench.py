@@ -174,7 +174,7 @@ def run_plot(args: argparse.Namespace) -> int:
 
     matplotlib.use("Agg")
 
-    from bpe_course.bench.tables import read_table
+    from bpe_course.bench.tables import check_benchmark_table, read_table, read_trace_table
     from bpe_course.plots import draw_all, plot_per_merge, save_figure
 
     path = Path(args.csv)
@@ -186,6 +186,7 @@ def run_plot(args: argparse.Namespace) -> int:
     if table.empty:
         raise BPEInputError(f"{path} holds no rows to draw")
     if TRACE_COLUMNS <= set(table.columns):
+        table = read_trace_table(path)  # every value checked: one line for a hand's edit
         figures = {"per_merge_cost": plot_per_merge(table, path.stem)}
     else:
         needed = {"status", "version", "size_bytes", "vocab_size", "merge_s", "total_s", "corpus"}
@@ -194,6 +195,7 @@ def run_plot(args: argparse.Namespace) -> int:
                 f"{path} is neither a benchmark nor a trace CSV "
                 f"(missing {sorted(needed - set(table.columns))})"
             )
+        table = check_benchmark_table(table, path)  # every value checked, as for traces
         figures = draw_all(table)
     if not figures:
         raise BPEInputError(f"{path} holds too few finished runs to draw anything")

@@ -22,6 +22,7 @@ def add_explore_command(commands) -> None:
 
 def run_explore(args: argparse.Namespace) -> int:
     import importlib.util
+    import os
     import shutil
     import sys
     from pathlib import Path
@@ -44,7 +45,8 @@ def run_explore(args: argparse.Namespace) -> int:
     command = [
         sys.executable,
         "-m",
-        "voila",
+        "bpe_course.cli.explore",  # Voila, ending with this process however it ends
+        str(os.getpid()),
         str(page),
         f"--port={port}",
         "--Voila.port_retries=0",  # the port printed is the port served: Voila may not move it
@@ -122,6 +124,42 @@ def stop_tree(process, grace_s: float = 10.0) -> None:
         psutil.wait_procs(alive, timeout=grace_s)
 
 
+def voila_with_parent(argv: list[str]) -> None:
+    """Run Voila (``argv``: the command's pid, then Voila's arguments) so that it never outlives
+    the command that started it: a SIGKILL of the command cannot be caught, so nothing there
+    could stop Voila. Here a watcher (:func:`bpe_course.pool.exit_with_parent`, as pool workers
+    use) sees the command gone, stops every kernel Voila started (each in a session of its own,
+    so not in Voila's group) and ends Voila with its group."""
+    import sys
+
+    from bpe_course.pool import exit_with_parent
+
+    parent, *arguments = argv
+    exit_with_parent(int(parent), before_exit=_stop_descendants)
+    sys.argv = ["voila", *arguments]
+    from voila.app import main
+
+    main()
+
+
+def _stop_descendants(grace_s: float = 3.0) -> None:
+    """Stop every process this one started, however deep: SIGTERM, then SIGKILL after ``grace_s``."""
+    import psutil  # ipykernel's dependency, so always here with Voila
+
+    family = psutil.Process().children(recursive=True)
+    for child in family:
+        try:
+            child.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(family, timeout=grace_s)
+    for child in alive:
+        try:
+            child.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
 def free_port(wanted: int, tries: int = 50) -> int:
     """``wanted`` if nothing listens on it on 127.0.0.1, else the next free port after it."""
     import socket
@@ -143,3 +181,9 @@ def free_port(wanted: int, tries: int = 50) -> int:
     raise BPEInputError(
         f"ports {wanted} to {wanted + tries - 1} are all taken; pick one with --port"
     )
+
+
+if __name__ == "__main__":  # how run_explore starts Voila
+    import sys
+
+    voila_with_parent(sys.argv[1:])

@@ -8,17 +8,19 @@ checks: :mod:`bpe_course.corpora.download`).
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import tempfile
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import BinaryIO
 
 from bpe_course.corpora.generate import GENERATOR_VERSION, check_shape, write_generated
 from bpe_course.counting.texts import decode_utf8
 from bpe_course.errors import BPEInputError
-from bpe_course.files import write_atomically
+from bpe_course.files import replaced_whole
 from bpe_course.paths import data_dir
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 
@@ -138,20 +140,51 @@ def generated_corpus(
 # --- Slices --------------------------------------------------------------------------------------
 
 
-def _prefix_on_boundary(data: bytes, size: int) -> bytes:
-    """The longest prefix of at most ``size`` bytes that ends right after an ``<|endoftext|>`` line."""
-    if size >= len(data):
-        return data
+_SLICE_BLOCK = 1 << 20  # a slice is found and copied a block at a time: memory follows this
+
+
+def _boundary_end(f: BinaryIO, size: int) -> int:
+    r"""Where the longest prefix of at most ``size`` bytes of ``f`` ends right after an
+    ``<|endoftext|>``, with the line end that follows it (``\n`` or ``\r\n``) when that fits
+    whole: searched from ``size`` back, a block at a time."""
     marker = EOT.encode()
-    cut = data.rfind(marker, 0, size - len(marker) + 1)
-    if cut == -1:
-        raise BPEInputError(
-            f"no document boundary ({EOT}) in the first {size} bytes; ask for a larger size"
-        )
-    end = cut + len(marker)
-    if data[end : end + 1] == b"\n":
-        end += 1
-    return data[:end] if end <= size else data[:cut]
+    high = size  # an occurrence must end by here
+    while high >= len(marker):
+        low = max(0, high - _SLICE_BLOCK)
+        f.seek(low)
+        block = f.read(min(high + 2, size) - low)  # and what follows, for its line end
+        cut = block.rfind(marker, 0, high - low)
+        if cut != -1:
+            end = low + cut + len(marker)
+            for line_end in (b"\r\n", b"\n"):
+                if block.startswith(line_end, cut + len(marker)) and end + len(line_end) <= size:
+                    return end + len(line_end)
+            return end
+        if low == 0:
+            break
+        high = low + len(marker) - 1  # the next block overlaps: an occurrence across is found
+    raise BPEInputError(
+        f"no document boundary ({EOT}) in the first {size} bytes; ask for a larger size"
+    )
+
+
+def _copy_prefix(f: BinaryIO, end: int, out: BinaryIO, source: Path) -> None:
+    """Copy bytes ``0:end`` of ``f`` to ``out`` a block at a time, checking they are UTF-8."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    f.seek(0)
+    done = 0
+    while done < end:
+        block = f.read(min(_SLICE_BLOCK, end - done))
+        if not block:
+            raise BPEInputError(f"{source} was cut short while it was sliced; slice it again")
+        held = decoder.getstate()[0]  # the start of a character begun in the block before
+        try:
+            decoder.decode(block, final=done + len(block) == end)
+        except UnicodeDecodeError:
+            decode_utf8(held + block, str(source), done - len(held))  # raises, naming the byte
+            raise
+        out.write(block)
+        done += len(block)
 
 
 def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
@@ -172,11 +205,11 @@ def slice_corpus(source: str | os.PathLike[str], size: int | str) -> Path:
     if path.exists() and _is_prefix(path, source):
         return path  # else a slice of another file of the same name, or of an older version
     _writable_data_dir()
-    with open(source, "rb") as f:
-        data = f.read(size + 1)
-    prefix = _prefix_on_boundary(data, size)
-    # a boundary is never inside a character, so a bad byte here is bad in the file itself
-    return write_atomically(path, decode_utf8(prefix, str(source), 0))
+    # a block at a time, never the slice whole; a boundary is never inside a character, so a
+    # bad byte in the copy is bad in the file itself
+    with open(source, "rb") as f, replaced_whole(path) as partial, open(partial, "wb") as out:
+        _copy_prefix(f, _boundary_end(f, size), out, source)
+    return path
 
 
 def _is_prefix(path: Path, source: Path) -> bool:

@@ -37,7 +37,10 @@ import logging
 import os
 import signal
 import socket
+import struct
 import sys
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -130,22 +133,25 @@ def dask_client(
     from distributed import Client, LocalCluster
 
     if scheduler == LOCAL:
-        with _workers_ignore_ctrl_c():
-            cluster = LocalCluster(
-                n_workers=workers or os.cpu_count() or 1,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=dashboard_address,
-                # Errors that matter reach the client as exceptions; a worker's own log of a peer it
-                # lost would repeat them as tracebacks on the terminal (the dashboard shows it all).
-                silence_logs=logging.CRITICAL,
-            )
+        cluster = None
         try:
+            with _workers_ignore_ctrl_c():  # a Ctrl-C meanwhile is raised as it ends
+                cluster = LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=dashboard_address,
+                    # Errors that matter reach the client as exceptions; a worker's own log of a
+                    # peer it lost would repeat them as tracebacks on the terminal (the dashboard
+                    # shows it all).
+                    silence_logs=logging.CRITICAL,
+                )
             with Client(cluster, timeout=timeout) as client:
                 yield client
         finally:
-            cluster.close()
+            if cluster is not None:
+                cluster.close()
         return
     if workers is not None:
         raise BPEInputError(
@@ -161,9 +167,12 @@ def dask_client(
 
 
 def _check_reachable(scheduler: str) -> None:
-    """One TCP connection to the scheduler's address, given a few seconds: a refused or unknown
-    address is one line at once (the client would retry it for its whole timeout), and so is a
-    listener that never answers (the client would wait on it forever)."""
+    """One TCP connection to the scheduler's address, and the first message a Dask scheduler
+    sends on it (its handshake), read whole within ``PROBE_TIMEOUT_S`` in all: a refused or
+    unknown address is one line at once (the client would retry it for its whole timeout), and
+    so is a listener that never answers, one that sends a few bytes and goes silent (the client
+    waits for the rest without end), or a service that speaks first but not Dask (an SSH
+    server's banner, read by the client as the length of a message of exabytes)."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
     try:
@@ -171,14 +180,17 @@ def _check_reachable(scheduler: str) -> None:
         host, port = parse_host_port(location, 8786)
     except (ValueError, TypeError) as err:
         raise BPEInputError(f"{scheduler!r} is not a Dask scheduler address: {err}") from None
+    if scheme in ("tcp", "tls") and not 0 < port < 65536:  # the system would wrap it silently
+        raise BPEInputError(f"{scheduler!r} is not a Dask scheduler address: port out of 1-65535")
     if scheme not in ("tcp", "tls"):
         return  # other transports (inproc, ucx): left to the client
+    deadline = time.monotonic() + PROBE_TIMEOUT_S
     try:
         with socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S) as probe:
             # a Dask scheduler speaks first (its handshake) over plain tcp; over tls the client
-            # does. Something that listens but stays silent would hold the client forever.
-            if scheme == "tcp" and not probe.recv(1):
-                raise ConnectionResetError("the connection was closed at once")
+            # does, and the TLS handshake is the client's to check
+            if scheme == "tcp":
+                _read_handshake(probe, deadline, scheduler)
     except TimeoutError:
         raise BPEInputError(
             f"something at {scheduler} took the connection but did not answer as a Dask "
@@ -192,6 +204,60 @@ def _check_reachable(scheduler: str) -> None:
         ) from None
 
 
+# A scheduler's handshake is a small message (its compression, Python and pickle protocol): far
+# below this. What claims to be longer is not a handshake, and is never allocated.
+HANDSHAKE_MAX_BYTES = 1 << 16
+
+
+def _read_handshake(probe: socket.socket, deadline: float, scheduler: str) -> None:
+    """Read the first message on ``probe`` as Dask's TCP comm frames it (8 bytes of length,
+    then that many bytes of frames) and decode it, by ``deadline`` in all; or one line saying
+    what answered instead (TimeoutError past the deadline, OSError if the connection closes)."""
+    from distributed.protocol import loads
+    from distributed.protocol.utils import unpack_frames
+
+    head = _receive_exactly(probe, 8, deadline)
+    (length,) = struct.unpack("Q", head)  # as Dask frames it: native order
+    if length > HANDSHAKE_MAX_BYTES:
+        probe.settimeout(0.2)  # whatever else it sent at once, to name it
+        with contextlib.suppress(OSError):
+            head += probe.recv(64)
+        raise BPEInputError(
+            f"something at {scheduler} answered, but not as a Dask scheduler does (it began "
+            f"{_printable(head)}): is the address right?"
+        )
+    body = _receive_exactly(probe, length, deadline)
+    try:
+        frames, missing = unpack_frames(body, partial=True)
+        message = loads(frames, deserialize=False) if not missing else None
+    except Exception:  # whatever the bytes make the decoder raise: they are not a handshake
+        message = None
+    if not (isinstance(message, dict) and "pickle-protocol" in message):
+        raise BPEInputError(
+            f"something at {scheduler} answered, but not as a Dask scheduler does (it began "
+            f"{_printable(head + body)}): is the address right?"
+        )
+
+
+def _receive_exactly(probe: socket.socket, size: int, deadline: float) -> bytes:
+    data = b""
+    while len(data) < size:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        probe.settimeout(left)
+        block = probe.recv(size - len(data))
+        if not block:
+            raise ConnectionResetError("the connection was closed before a whole message came")
+        data += block
+    return data
+
+
+def _printable(data: bytes, limit: int = 40) -> str:
+    """The start of what a service sent, quoted, on one line (its control bytes escaped)."""
+    return ascii(data[:limit].decode("latin-1"))
+
+
 def local_workers(requested: int | None, tasks: int, corpus_bytes: int) -> int:
     """Worker processes for a local cluster: as asked (default: one per core), but never more
     than the cores, the tasks, or one per ``MIN_BYTES_PER_WORKER`` of text (as for a process
@@ -203,18 +269,34 @@ def local_workers(requested: int | None, tasks: int, corpus_bytes: int) -> int:
 
 @contextlib.contextmanager
 def _workers_ignore_ctrl_c() -> Iterator[None]:
-    """Start worker processes that ignore SIGINT, then restore this process's handler.
+    """Start worker processes that never see a terminal's Ctrl-C, while this process still does.
 
     Ctrl-C in a terminal reaches every process of its group: each worker would die with a
-    traceback of its own. Ignored there (a disposition that survives the start of a process),
-    it stops this process only, which closes the cluster on its way out. A Ctrl-C while the
-    workers start is ignored too.
+    traceback of its own. So SIGINT is *blocked* in this thread while the workers start: the
+    threads Dask starts them from are made meanwhile and inherit the block, and so do the
+    workers (a process keeps its signal mask across fork and exec), which never see one. This
+    process keeps a Ctrl-C that comes meanwhile pending and raises it (KeyboardInterrupt) as
+    the block ends, so the caller closes the cluster on its way out. (Ignoring SIGINT instead,
+    as this did, lost that Ctrl-C: the run went on.) Where signals cannot be blocked (Windows),
+    SIGINT is ignored meanwhile; off the main thread, signals are not ours to change.
     """
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread: signals are not ours to change
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    if hasattr(signal, "pthread_sigmask"):
+        # multiprocessing's resource tracker, started on first need, unblocks SIGINT in the
+        # thread that starts it (Dask's event loop, whose threads start the workers): started
+        # here first, it is left running and the mask alone
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)  # a pending Ctrl-C: here
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:

@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from bpe_course.counting.sources import GZIP_SUFFIX
-from bpe_course.pretokenize import END_OF_TEXT, GPT2_PATTERN
-from bpe_course.safe_cuts import next_safe_cut
+from bpe_course.errors import BPEInputError
+from bpe_course.pretokenize import END_OF_TEXT, GPT2_PATTERN, GPT2_REGEX
+from bpe_course.safe_cuts import next_safe_cut, whole_characters
 
 # Below this many bytes per worker a process pool costs more than it saves.
 MIN_BYTES_PER_WORKER = 2_000_000
@@ -48,6 +49,13 @@ PIECE_CHUNK_BYTES = 4_000_000
 # split once per worker).
 TASKS_PER_WORKER = {"pattern": 4, "pieces": 1}
 _SCAN_BLOCK = 1 << 16
+# The longest word (pretoken) counted, in UTF-8 bytes. Every merge loop holds each distinct word
+# whole, as a sequence of symbols that costs many times its bytes, so one word of hundreds of MB
+# (a line of Chinese without punctuation, a genome, a run of one character) would take GBs. A
+# longer word is refused in one line: found while planning (a stretch with no safe cut over
+# long_stretch_bytes() holds one: see bpe_course.safe_cuts), so before it is read whole, or in a
+# chunk's counts. Memory then follows the chunks and the distinct words' bytes, never one word.
+MAX_WORD_BYTES = 1_000_000
 _PIECE_CUT = re.compile(rb"[0-9A-Za-z] ")  # ASCII: never part of a multi-byte UTF-8 character
 
 
@@ -311,16 +319,70 @@ def refine(
 ) -> list[int]:
     """``boundaries`` with every range longer than ``longer_than`` (default: ``max_bytes``) cut
     again at safe cuts, about every ``max_bytes``: memory then follows ``max_bytes``, not the
-    gaps between separators."""
+    gaps between separators. A stretch with no safe cut over :func:`long_stretch_bytes` holding
+    a word longer than :data:`MAX_WORD_BYTES` is refused here, before anything reads it whole."""
     longer_than = max_bytes if longer_than is None else longer_than
     out = [boundaries[0]]
     with open(path, "rb") as f:
         for end in boundaries[1:]:
             if end - out[-1] > longer_than:
                 while end - out[-1] > max_bytes:
-                    cut = next_safe_cut(f, out[-1] + max_bytes, special_tokens, stop=end)
+                    cut = _next_cut_or_long_word(
+                        f, str(path), out[-1] + max_bytes, end, special_tokens
+                    )
                     if cut is None:
                         break
                     out.append(cut)
             out.append(end)
     return out
+
+
+def _next_cut_or_long_word(
+    f: BinaryIO, path: str, start: int, end: int, special_tokens: Sequence[str]
+) -> int | None:
+    """The first safe cut at or after ``start`` and before ``end``, or None; one line if the
+    search crosses a stretch that proves a word longer than :data:`MAX_WORD_BYTES`."""
+    reach = long_stretch_bytes()
+    cut = next_safe_cut(f, start, special_tokens, stop=min(end, start + reach))
+    if cut is not None or end <= start + reach:
+        return cut
+    f.seek(start)
+    refuse_long_word(f.read(reach), special_tokens, path, start)
+    return next_safe_cut(f, start + reach, special_tokens, stop=end)  # special tokens: go on
+
+
+def long_stretch_bytes() -> int:
+    """How far a search for a safe cut goes before it looks for a word too long: a stretch with
+    no safe cut and no special token this long holds a word over :data:`MAX_WORD_BYTES` (at
+    most four pretokens share it)."""
+    return 4 * MAX_WORD_BYTES + 64
+
+
+def refuse_long_word(
+    data: bytes, special_tokens: Sequence[str], path: str, offset: int, where: str = ""
+) -> None:
+    """One :class:`BPEInputError` if ``data`` (bytes ``offset`` on of ``path``, with no safe
+    cut in them) holds a pretoken longer than :data:`MAX_WORD_BYTES`; nothing if a special token
+    is there (a run of tokens packed against symbols has no safe cut, and short words)."""
+    text, skipped = whole_characters(data)
+    if any(token in text for token in special_tokens):
+        return
+    for match in GPT2_REGEX.finditer(text):
+        word = match.group()
+        if len(word) * 4 > MAX_WORD_BYTES and len(word.encode("utf-8", "surrogateescape")) > (
+            MAX_WORD_BYTES
+        ):
+            before = text[: match.start()].encode("utf-8", "surrogateescape")
+            raise word_too_long(path, offset + skipped + len(before), word, where)
+
+
+def word_too_long(path: str, offset: int, word: str | bytes, where: str = "") -> BPEInputError:
+    """The error for a word over :data:`MAX_WORD_BYTES` that covers byte ``offset`` of ``path``
+    (its first byte, where the counts found it; one inside it, where planning did)."""
+    if isinstance(word, bytes):
+        word = word[:64].decode("utf-8", "replace")
+    return BPEInputError(
+        f"{path}: a word longer than {MAX_WORD_BYTES} bytes covers byte offset {offset}{where} "
+        f"({word[:10]!r}..., nothing in it ends a word); the merge loops hold every word whole, "
+        "so none this long is trained on: break the text up (a space, a newline) or leave it out"
+    )

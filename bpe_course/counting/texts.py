@@ -18,7 +18,14 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from bpe_course.counting.plan import ByteRange, Task, chunk_bytes, pick_split_token
+from bpe_course.counting.plan import (
+    ByteRange,
+    Task,
+    chunk_bytes,
+    long_stretch_bytes,
+    pick_split_token,
+    refuse_long_word,
+)
 from bpe_course.counting.sources import changed_while_counted
 from bpe_course.errors import BPEInputError
 from bpe_course.pretokenize import GPT2_PATTERN
@@ -79,6 +86,8 @@ def _gzip_texts(byte_range: ByteRange, task: Task) -> Iterator[Text]:
             cut = pending.rfind(token, search_from) if token else -1
             if safe:
                 cut = max(cut, _last_safe_cut(pending, task.special_tokens))
+                if cut <= 0 and len(pending) > long_stretch_bytes():
+                    cut = _cut_or_long_word(pending, task.special_tokens, path, counted)
             if cut > 0:
                 position = raw.tell()
                 yield Text(bytes(pending[:cut]), path, counted, position - reported)
@@ -88,11 +97,29 @@ def _gzip_texts(byte_range: ByteRange, task: Task) -> Iterator[Text]:
     yield Text(bytes(pending), path, counted, byte_range.size - reported)
 
 
-def _last_safe_cut(data: bytearray, special_tokens: Sequence[str]) -> int:
-    """A safe cut among the last 128 KB of ``data`` (its offset), or -1 if there is none."""
-    start = max(0, len(data) - 2 * _TAIL_BLOCK)
+def _last_safe_cut(
+    data: bytearray, special_tokens: Sequence[str], tail: int = 2 * _TAIL_BLOCK
+) -> int:
+    """A safe cut among the last ``tail`` bytes of ``data`` (its offset), or -1 if none."""
+    start = max(0, len(data) - tail)
     cut = next_safe_cut(io.BytesIO(bytes(data[start:])), 0, special_tokens)
     return -1 if cut is None else start + cut
+
+
+def _cut_or_long_word(
+    pending: bytearray, special_tokens: Sequence[str], path: str, counted: int
+) -> int:
+    """A safe cut in the last :func:`long_stretch_bytes` of ``pending``, a text grown past them
+    with no cut in its tail; if there is none, the stretch holds a word too long (one line)
+    unless special tokens are in it (then -1: read on)."""
+    reach = long_stretch_bytes()
+    cut = _last_safe_cut(pending, special_tokens, tail=reach)
+    if cut == -1:
+        start = len(pending) - reach
+        refuse_long_word(
+            bytes(pending[start:]), special_tokens, path, counted + start, _DECOMPRESSED
+        )
+    return cut
 
 
 def decode_utf8(data: bytes | bytearray, path: str, offset: int, where: str = "") -> str:

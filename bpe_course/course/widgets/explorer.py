@@ -28,6 +28,7 @@ from bpe_course.bench.results import (
     summary,
     with_runs,
 )
+from bpe_course.bench.tables import append_row
 from bpe_course.corpora.datasets import DATASETS, parse_size, size_label
 from bpe_course.course.widgets.live_figure import (
     CANVAS_STYLE,
@@ -442,9 +443,9 @@ class Explorer:
             added["runs"] = runs_label(added)
             self.table = pd.concat([self.table, added], ignore_index=True)
         if self.measured_csv is not None:  # the reader's own file: stored grids are never written
-            self.measured_csv.parent.mkdir(parents=True, exist_ok=True)
-            header = not self.measured_csv.exists()
-            new.to_csv(self.measured_csv, mode="a", header=header, index=False)
+            # as the harness appends: each value under its column's name, whatever columns a
+            # row has (a timeout's are fewer than a finished run's)
+            append_row(self.measured_csv, new.iloc[0].to_dict())
         label = added["runs"].iloc[0]
         if label not in self.runs.options:  # the reader's runs, shown beside the stored ones
             self._extend(self.runs, [*self.runs.options, label], [label])
@@ -475,6 +476,20 @@ def course_explorer(measured_csv: Path | None = None, **options) -> Explorer:
     cells measured here go to ``build/bench/explorer.csv``, never into the stored grids."""
     measured_csv = measured_csv or build_dir() / "bench" / "explorer.csv"
     return Explorer(load_results(stored_result_files()), measured_csv=measured_csv, **options)
+
+
+def explorer_page(measured_csv: Path | None = None, **options) -> w.Widget:
+    """What the explorer's page (``bpe-course explore``) shows: the explorer, or, when a stored
+    table cannot be read (a hand's edit: a value where it cannot be), the one line that says
+    which file, line and column, where a traceback would leave only "There was an error when
+    executing cell [1]"."""
+    try:
+        return course_explorer(measured_csv, **options).widget
+    except BPEInputError as error:
+        return w.HTML(
+            '<p class="bpe-explorer-error"><b>The explorer cannot start:</b> '
+            f"{html.escape(str(error))}</p><p>Mend or remove that file, then reload this page.</p>"
+        )
 
 
 # --- helpers --------------------------------------------------------------------------------------
