@@ -50,8 +50,8 @@ from bpe_course.tokenizer import Tokenizer
 
 # Distinct units and pretokens kept between chunks; past either, the tables start afresh (after
 # the chunk at hand), so memory follows these limits, not the corpus.
-MAX_UNITS = 2_000_000
-MAX_PRETOKENS = 1_000_000
+MAX_UNITS = 1_000_000
+MAX_PRETOKENS = 500_000
 _ASCII_PATTERN = re.compile(GPT2_ASCII_PATTERN.encode("ascii"))
 _ASCII_SPACE = np.zeros(256, dtype=bool)
 _ASCII_SPACE[list(b" \t\n\r\x0b\x0c")] = True
@@ -79,18 +79,19 @@ class ChunkEncoder:
     def reset(self) -> None:
         """Forget every unit and pretoken met (memory back to the tokenizer's tables)."""
         self.units = SliceIndex()
-        self.unit_start = Growing(np.int64)  # where a unit's ids start in `ids`
-        self.unit_length = Growing(np.int64)  # how many ids it has
-        self.ids = Growing(np.int64)
+        self.unit_start = Growing(np.int32)  # where a unit's ids start in `ids`
+        self.unit_length = Growing(np.int32)  # how many ids it has
+        self.ids = Growing(np.int32)
         self.pretokens = SliceIndex()
-        self.pretoken_start = Growing(np.int64)  # where a pretoken's ids start in `pretoken_ids`
-        self.pretoken_length = Growing(np.int64)
-        self.pretoken_ids = Growing(np.int64)
-        # the ids of the special tokens, in the tokenizer's order (their units are kept apart)
+        self.pretoken_start = Growing(np.int32)  # where a pretoken's ids start in `pretoken_ids`
+        self.pretoken_length = Growing(np.int32)
+        self.pretoken_ids = Growing(np.int32)
+        # units 0 .. S-1: the special tokens, in the tokenizer's order
         special_ids = self.tokenizer.special_ids
         self.special_ids = np.array(
             [special_ids[t] for t in self.tokenizer.special_tokens], dtype=np.int64
         )
+        self._keep(self.special_ids, np.ones(len(self.special_ids), dtype=np.int64))
 
     @property
     def nbytes(self) -> int:
@@ -103,7 +104,7 @@ class ChunkEncoder:
     # --- A chunk ---------------------------------------------------------------------------------
 
     def encode(self, data: bytes) -> np.ndarray:
-        """The ids of the UTF-8 text ``data`` (``int64``); ``UnicodeDecodeError`` if it is not
+        """The ids of the UTF-8 text ``data`` (integers); ``UnicodeDecodeError`` if it is not
         UTF-8."""
         if not self.by_units or b"\0" in data:
             return np.array(self.tokenizer.encode(data.decode("utf-8")), dtype=np.int64)
@@ -113,15 +114,20 @@ class ChunkEncoder:
         buffer = np.frombuffer(text + PAD, dtype=np.uint8)
         starts, ends = self._units(text, buffer)
         special = buffer[starts] == 0  # a NUL: a special token, a unit of its own
-        ordinary = np.flatnonzero(~special)
-        starts_o, ends_o = starts[ordinary], ends[ordinary]
-        units = self.units.find(text, buffer, starts_o, ends_o)
-        if (units < 0).any():
-            first = self.units.add_missing(text, buffer, starts_o, ends_o, units)
-            self._add_units(text, buffer, starts_o[first], ends_o[first])
-        ids = self._gather(units)
         if special.any():
-            ids = self._with_specials(ids, units, special, specials)
+            ordinary = np.flatnonzero(~special)
+            starts, ends = starts[ordinary], ends[ordinary]
+        units = self.units.find(text, buffer, starts, ends)
+        if (units < 0).any():
+            first = self.units.add_missing(text, buffer, starts, ends, units)
+            self._add_units(text, buffer, starts[first], ends[first])
+        units += len(self.special_ids)  # units 0 .. S-1 are the special tokens
+        if special.any():
+            every = np.empty(len(special), dtype=np.int64)
+            every[ordinary] = units
+            every[special] = 0 if specials is None else specials
+            units = every
+        ids = self._gather(units)
         if len(self.units) > MAX_UNITS or len(self.pretokens) > MAX_PRETOKENS:
             self.reset()
         return ids
@@ -159,25 +165,6 @@ class ChunkEncoder:
         """The ids of ``units``, one after the other."""
         return _gather(self.ids.array, self.unit_start.array[units], self.unit_length.array[units])
 
-    def _with_specials(
-        self,
-        ids: np.ndarray,
-        units: np.ndarray,
-        special: np.ndarray,
-        specials: np.ndarray | None,
-    ) -> np.ndarray:
-        """``ids`` (of the ordinary units) with the special tokens' ids put in their places."""
-        lengths = np.ones(len(special), dtype=np.int64)
-        lengths[~special] = self.unit_length.array[units]
-        ends = np.cumsum(lengths)
-        out = np.empty(int(ends[-1]), dtype=np.int64)
-        at = ends[special] - 1
-        out[at] = self.special_ids[0] if specials is None else self.special_ids[specials]
-        filled = np.ones(len(out), dtype=bool)
-        filled[at] = False
-        out[filled] = ids
-        return out
-
     # --- Units met for the first time ------------------------------------------------------------
 
     def _add_units(
@@ -205,10 +192,13 @@ class ChunkEncoder:
         lengths = self.pretoken_length.array[index]
         ids = _gather(self.pretoken_ids.array, self.pretoken_start.array[index], lengths)
         # a unit's ids: those of its pretokens (counts[i] of them, at least one)
-        unit_lengths = np.add.reduceat(lengths, np.concatenate(([0], np.cumsum(counts)[:-1])))
+        self._keep(ids, np.add.reduceat(lengths, np.concatenate(([0], np.cumsum(counts)[:-1]))))
+
+    def _keep(self, ids: np.ndarray, lengths: np.ndarray) -> None:
+        """Keep the ids of new units, ``lengths[i]`` of them for the next unit ``i``."""
         start = self.ids.extend(ids)
-        self.unit_start.extend(start + np.concatenate(([0], np.cumsum(unit_lengths)[:-1])))
-        self.unit_length.extend(unit_lengths)
+        self.unit_start.extend(start + np.concatenate(([0], np.cumsum(lengths)[:-1])))
+        self.unit_length.extend(lengths)
 
 
 def split_units(

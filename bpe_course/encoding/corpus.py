@@ -38,7 +38,6 @@ import numpy as np
 from bpe_course.bars import progress_bar
 from bpe_course.counting.counters import choose_counter
 from bpe_course.counting.plan import (
-    PIECE_CHUNK_BYTES,
     ByteRange,
     Task,
     effective_workers,
@@ -59,8 +58,11 @@ from bpe_course.files import partial_path, publish, remove_stale_partials
 from bpe_course.pool import StartMethod, run_in_order
 from bpe_course.tokenizer import Tokenizer
 
-# A chunk of a plain file: a few MB (a worker holds its bytes, its units and their ids at once).
-CHUNK_BYTES = PIECE_CHUNK_BYTES
+# A chunk of a plain file: a worker holds its bytes and its arrays at once. Small enough that
+# numpy's temporaries are served from memory already mapped (bigger ones are mapped afresh by
+# the allocator each time, and the kernel zeroes every page); big enough that the calls per chunk
+# cost little.
+CHUNK_BYTES = 1_000_000
 # Below this many bytes per worker a process pool costs more than it saves.
 MIN_BYTES_PER_WORKER = 8_000_000
 

@@ -16,6 +16,8 @@ import numpy as np
 
 _MIX0 = np.uint64(0x9E3779B97F4A7C15)  # odd constants: multiplying spreads a key's bits upwards
 _MIX1 = np.uint64(0xC2B2AE3D27D4EB4F)
+_ROW = np.dtype((np.void, 24))  # a slot: three words
+_MIN_BITS = 10
 
 
 class KeyTable:
@@ -23,8 +25,8 @@ class KeyTable:
 
     :meth:`get` answers many keys at once (``-1`` where a key is absent); :meth:`add` inserts
     keys not yet held. A slot is one row of three words (the key's two, and the value plus one;
-    0 marks an empty slot), so a probe reads one place in memory. The table doubles its slots
-    when it is half full, so a probe stops soon.
+    0 marks an empty slot), so a probe reads one place in memory. The table grows when it is two
+    thirds full, so a probe stops soon.
     """
 
     def __init__(self, bits: int = 16) -> None:
@@ -36,6 +38,10 @@ class KeyTable:
         self._mask = np.int64((1 << bits) - 1)
         self._shift = np.uint64(64 - bits)
         self._rows = np.zeros((1 << bits, 3), dtype=np.uint64)
+        # the same memory as one row per element, and as one word per element: ``np.put`` into
+        # those writes many rows (or values) at once, several times faster than ``rows[i] = ...``
+        self._row_view = self._rows.view(_ROW).ravel()
+        self._words = self._rows.ravel()
 
     def __len__(self) -> int:
         return self.count
@@ -66,37 +72,67 @@ class KeyTable:
 
     def add(self, k0: np.ndarray, k1: np.ndarray, values: np.ndarray) -> None:
         """Insert the keys ``(k0[i], k1[i])`` with ``values[i]``: distinct keys, none held yet."""
-        if 2 * (self.count + len(k0)) > (1 << self.bits):
-            self._grow(self.count + len(k0))
-        self._insert(k0, k1, values.astype(np.uint64) + np.uint64(1))
-
-    def _insert(self, k0: np.ndarray, k1: np.ndarray, stored: np.ndarray) -> None:
-        slots = self._slots(k0, k1)
-        pending = np.arange(len(k0))
-        while len(pending):
-            at = slots[pending]
-            free = self._rows[at, 2] == 0
-            # one key per free slot this round (the first that claims it); the others probe on
-            _, first = np.unique(at[free], return_index=True)
-            placed = pending[free][first]
-            where = slots[placed]
-            self._rows[where, 0] = k0[placed]
-            self._rows[where, 1] = k1[placed]
-            self._rows[where, 2] = stored[placed]
-            waiting = np.ones(len(pending), dtype=bool)
-            waiting[np.flatnonzero(free)[first]] = False
-            pending = pending[waiting]
-            slots[pending] = (slots[pending] + 1) & self._mask
+        self._make_room(len(k0))
+        slots = self._place(k0, k1)
+        self._set_values(slots, values.astype(np.uint64) + np.uint64(1))
         self.count += len(k0)
 
-    def _grow(self, wanted: int) -> None:
+    def add_new(self, k0: np.ndarray, k1: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
+        """Insert keys none of which is held yet, but which may repeat: each distinct one gets
+        the next value from ``first`` on. Return the value of every key, and one position in the
+        arguments of each distinct key, in the order of their values."""
+        self._make_room(len(k0))
+        slots = self._place(k0, k1)
+        positions = np.arange(len(k0), dtype=np.uint64)
+        # one occurrence of each new key is recorded in its slot (whichever: any will do)
+        self._set_values(slots, positions + np.uint64(1))
+        chosen = np.flatnonzero(self._words[3 * slots + 2] == positions + np.uint64(1))
+        new = np.arange(first, first + len(chosen), dtype=np.uint64) + np.uint64(1)
+        self._set_values(slots[chosen], new)
+        self.count += len(chosen)
+        values = self._words[3 * slots + 2].astype(np.int64) - 1
+        if 8 * self.count < (1 << self.bits) and self.bits > _MIN_BITS:
+            self._resize(self.count)  # room was made for every key, and most were copies
+        return values, chosen
+
+    def _set_values(self, slots: np.ndarray, stored: np.ndarray) -> None:
+        np.put(self._words, 3 * slots + 2, stored)
+
+    def _make_room(self, adding: int) -> None:
+        if 3 * (self.count + adding) > 2 * (1 << self.bits):  # at most two thirds full
+            self._resize(self.count + adding)
+
+    def _place(self, k0: np.ndarray, k1: np.ndarray) -> np.ndarray:
+        """The slot of each key: its own if held, else an empty one it is written to (copies of
+        a key share one). A slot written here holds a value of 0 for "taken": set it after."""
+        slots = self._slots(k0, k1)
+        pending = np.arange(len(k0))
+        taken = np.uint64(1 << 63)  # a slot being filled: not empty
+        while len(pending):
+            at = slots[pending]
+            held = np.take(self._rows, at, axis=0)
+            free = held[:, 2] == 0
+            claim = pending[free]
+            # the claimants of a free slot all write it; one of them is there after (which one
+            # does not matter); a slot filled here is marked taken until its value is set
+            rows = np.stack((k0[claim], k1[claim], np.full(len(claim), taken)), axis=1)
+            np.put(self._row_view, slots[claim], rows.astype(np.uint64).view(_ROW).ravel())
+            held[free] = np.take(self._rows, slots[claim], axis=0)
+            found = (held[:, 0] == k0[pending]) & (held[:, 1] == k1[pending])
+            pending = pending[~found]
+            slots[pending] = (slots[pending] + 1) & self._mask
+        return slots
+
+    def _resize(self, wanted: int) -> None:
+        """Rehash into the fewest slots (at least ``2 ** _MIN_BITS``) that ``wanted`` keys fill
+        half at most."""
         held = self._rows[self._rows[:, 2] != 0]
-        bits = self.bits
+        bits = _MIN_BITS
         while 2 * wanted > (1 << bits):
             bits += 1
         self._allocate(bits)
-        self.count = 0
-        self._insert(held[:, 0].copy(), held[:, 1].copy(), held[:, 2].copy())
+        slots = self._place(held[:, 0].copy(), held[:, 1].copy())
+        self._set_values(slots, held[:, 2].copy())
 
 
 class Growing:
@@ -203,19 +239,13 @@ class SliceIndex:
         lengths = ends[missing] - starts[missing]
         keyed = missing[lengths <= 16]
         k0, k1 = slice_keys(buffer, starts[keyed], ends[keyed] - starts[keyed])
-        order = np.lexsort((k1, k0))
-        k0, k1, keyed = k0[order], k1[order], keyed[order]
-        first = np.ones(len(keyed), dtype=bool)
-        first[1:] = (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1])
-        new = base + np.cumsum(first) - 1
-        index[keyed] = new
-        self.keyed.add(k0[first], k1[first], new[first])
-        added = [keyed[first]]
+        index[keyed], chosen = self.keyed.add_new(k0, k1, base)
+        added = [keyed[chosen]]
         long = missing[lengths > 16]
         if len(long):
             numbers: dict[bytes, int] = {}
             at: list[int] = []
-            next_index = base + int(first.sum())
+            next_index = base + len(chosen)
             found = []
             for position, a, b in zip(long.tolist(), starts[long].tolist(), ends[long].tolist()):
                 key = text[a:b]
