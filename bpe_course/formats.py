@@ -64,8 +64,19 @@ def token_to_text(token: bytes) -> str:
 
 def text_to_token(text: str) -> bytes:
     """The inverse of :func:`token_to_text`; ``KeyError`` for a character outside GPT-2's map."""
-    table = _unicode_to_bytes()
-    return bytes(table[c] for c in text)
+    try:  # in C: each character to the one whose code is its byte, then those codes as bytes
+        return text.translate(_to_latin1()).encode("latin-1")
+    except UnicodeEncodeError:  # a character outside the map: name it
+        table = _unicode_to_bytes()
+        return bytes(table[c] for c in text)
+
+
+@lru_cache(maxsize=1)
+def _to_latin1() -> dict[int, int]:
+    """For ``str.translate``: each character of GPT-2's map to the character of its byte's code,
+    and every other character below 256 to one that Latin-1 cannot encode."""
+    table = {ord(c): b for c, b in _unicode_to_bytes().items()}
+    return {code: table.get(code, 0x100) for code in range(256)} | table
 
 
 @lru_cache(maxsize=1)

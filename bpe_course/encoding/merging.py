@@ -28,6 +28,7 @@ from bpe_course.tokenizer import Tokenizer
 
 _NONE = np.iinfo(np.int64).max  # the rank of a pair that no merge makes (or of a word's end)
 _LOW = np.int64(0xFFFFFFFF)  # the merged id: the low half of a value
+_DENSE = 512  # pairs of ids below this are looked up in a plain array (2 MB)
 
 
 class BatchMerger:
@@ -40,27 +41,39 @@ class BatchMerger:
         rights: list[int] = []
         values: list[int] = []
         seen: set[tuple[int, int]] = set()
-        for rank, (left, right) in enumerate(tokenizer.merges):
-            pair = (token_ids[left], token_ids[right])
+        for rank, (a, b) in enumerate(tokenizer.merges):
+            pair = (token_ids[a], token_ids[b])
             if pair in seen:  # the first rank of a pair is the one that applies
                 continue
             seen.add(pair)
             lefts.append(pair[0])
             rights.append(pair[1])
-            values.append((rank << 32) | token_ids[left + right])
+            values.append((rank << 32) | token_ids[a + b])
+        left, right = np.array(lefts, dtype=np.int64), np.array(rights, dtype=np.int64)
+        value = np.array(values, dtype=np.int64)
+        # pairs of ids below _DENSE (the bytes, the first merges: most pairs of a word's first
+        # rounds) in a plain array, indexed by left * _DENSE + right; the others in a hash table
+        self.dense = np.full(_DENSE * _DENSE, _NONE, dtype=np.int64)
+        small = (left < _DENSE) & (right < _DENSE)
+        self.dense[left[small] * _DENSE + right[small]] = value[small]
         self.pairs = KeyTable()
-        if values:
+        if (~small).any():
             self.pairs.add(
-                np.array(lefts, dtype=np.uint64),
-                np.array(rights, dtype=np.uint64),
-                np.array(values, dtype=np.int64),
+                left[~small].astype(np.uint64), right[~small].astype(np.uint64), value[~small]
             )
 
     def _ranks(self, tokens: np.ndarray, at: np.ndarray) -> np.ndarray:
         """The value (rank, merged id) of the pairs starting at positions ``at``; ``_NONE``
         where no merge makes the pair."""
-        found = self.pairs.get(tokens[at].astype(np.uint64), tokens[at + 1].astype(np.uint64))
-        return np.where(found < 0, _NONE, found)
+        left, right = tokens[at], tokens[at + 1]
+        small = (left < _DENSE) & (right < _DENSE)
+        out = np.full(len(at), _NONE, dtype=np.int64)
+        out[small] = self.dense[left[small] * _DENSE + right[small]]
+        large = np.flatnonzero(~small)
+        if len(large):
+            found = self.pairs.get(left[large].astype(np.uint64), right[large].astype(np.uint64))
+            out[large] = np.where(found < 0, _NONE, found)
+        return out
 
     def encode(self, words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
         """The ids of every word (a pretoken's UTF-8 bytes), all at once: ``(ids, offsets)``,
