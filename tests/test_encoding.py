@@ -458,3 +458,63 @@ def _broken_vocab(tmp_path: Path) -> Path:
     (tmp_path / "tok" / "tokenizer.sha256").unlink()
     (tmp_path / "tok" / "vocab.json").write_text("{not json", encoding="utf-8")
     return tmp_path / "tok"
+
+
+# --- The benchmark of encoders ---------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_encoders_benchmark_runs_each_in_a_fresh_process(stories, tmp_path, capsys) -> None:
+    from bpe_course.bench.encoders import main as bench_main
+
+    tokenizer, story_path, _ = stories
+    tokenizer.save(tmp_path / "tok")
+    argv = [str(story_path), "--tokenizer", str(tmp_path / "tok"), "--repeats", "2"]
+    argv += ["--encoders", "file", "tiktoken", "encode", "--csv", str(tmp_path / "runs.csv")]
+    assert bench_main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("# ") and "python -m bpe_course.bench.encoders" in printed
+    for encoder in ("file", "tiktoken", "encode"):
+        assert encoder in printed
+    import pandas as pd
+
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert len(runs) == 6 and runs["ids_sha256"].nunique() == 1  # the same ids, every run
+    assert (runs["tokens"] == len(tokenizer.encode(story_path.read_text("utf-8")))).all()
+
+
+def test_the_encoders_benchmark_stops_when_ids_differ() -> None:
+    from bpe_course.bench.encoders import _check_same_ids
+
+    rows = [{"corpus": "c", "encoder": "file", "ids_sha256": "a"}]
+    rows += [{"corpus": "c", "encoder": "tiktoken_ordinary", "ids_sha256": "b"}]  # not compared
+    _check_same_ids(rows)
+    with pytest.raises(RuntimeError, match="the encoders disagree"):
+        _check_same_ids([*rows, {"corpus": "c", "encoder": "tiktoken", "ids_sha256": "c"}])
+
+
+# GPT-2's own files, where a folder holds them (vocab.json and merges.txt, the files tiktoken's
+# gpt2 is built from; nothing here downloads them): BPE_COURSE_GPT2=folder.
+GPT2 = os.environ.get("BPE_COURSE_GPT2")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not GPT2, reason="set BPE_COURSE_GPT2 to a folder with GPT-2's two files")
+def test_gpt2_files_give_tiktokens_own_gpt2_ids(stories, tmp_path) -> None:
+    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+
+    folder = Path(GPT2 or "")
+    ranks = data_gym_to_mergeable_bpe_ranks(
+        vocab_bpe_file=str(folder / "merges.txt"), encoder_json_file=str(folder / "vocab.json")
+    )
+    pattern = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+    gpt2 = tiktoken.Encoding("gpt2", pat_str=pattern, mergeable_ranks=ranks,
+                             special_tokens={EOT: 50256})  # fmt: skip
+    tokenizer = Tokenizer.from_folder(folder)
+    assert tokenizer.special_tokens == [EOT] and len(tokenizer) == 50257
+    for path in stories[1:]:
+        text = path.read_text(encoding="utf-8") + ODD
+        source = tmp_path / "c.txt"
+        source.write_text(text, encoding="utf-8")
+        encode_corpus(source, tokenizer, tmp_path / "ids.npy")
+        assert np.load(tmp_path / "ids.npy").tolist() == gpt2.encode(text, allowed_special="all")

@@ -17,16 +17,20 @@ ids of its units, joined. The units met are numbered by a
 for all units of the chunk at once), the ids of each kept in one flat array, and a chunk's ids are
 gathered from it by one index (``np.repeat`` of each unit's start).
 
-Units met for the first time are split by the pattern many at once, as the counter splits its
-pieces: those that start with a separator (or, after a newline put before them, with a character
-that is not whitespace) and end in one that is not whitespace are joined and split by one
-``findall`` (every unit then starts at a cut; the newlines put in are pretokens of their own,
-taken out again). Their pretokens are numbered the same way, and the pretokens met for the first
-time are merged by :class:`~bpe_course.encoding.merging.BatchMerger`, all of a chunk's at once.
+A unit met for the first time is cut again into *parts*, at the safe cuts between two ASCII
+characters (:func:`cut_parts`: a letter before a symbol, a symbol before a digit...): most parts
+are one pretoken, and the many distinct units of a dictionary or the web (``" (word),"``,
+``" word."``) are made of few distinct parts. The parts are numbered as the units are, with their
+ids kept; a part met for the first time is split by the pattern (many at once: parts that start
+with a separator, or after a newline put in front of them with a character that is not
+whitespace, and end in one that is not whitespace are joined and split by one ``findall``, as the
+counter joins its pieces; the newlines put in are pretokens of their own, taken out again), and
+its pretokens merged by :class:`~bpe_course.encoding.merging.BatchMerger`, all of a chunk's at
+once.
 
 A chunk holding a NUL byte of its own, or a tokenizer whose special token holds one, is encoded by
 ``Tokenizer.encode`` (the NUL would be taken for a special token). Bytes that are not UTF-8 raise
-``UnicodeDecodeError`` (from the first new unit that holds one; the caller names the offset).
+``UnicodeDecodeError`` (from the first new part that holds one; the caller names the offset).
 """
 
 from __future__ import annotations
@@ -48,21 +52,32 @@ from bpe_course.encoding.table import PAD, Growing, SliceIndex
 from bpe_course.pretokenize import GPT2_ASCII_PATTERN, GPT2_REGEX
 from bpe_course.tokenizer import Tokenizer
 
-# Distinct units and pretokens kept between chunks; past either, the tables start afresh (after
-# the chunk at hand), so memory follows these limits, not the corpus.
+# Distinct units and parts kept between chunks; past either, the tables start afresh (after the
+# chunk at hand), so memory follows these limits, not the corpus.
 MAX_UNITS = 1_000_000
-MAX_PRETOKENS = 500_000
+MAX_PARTS = 500_000
 _ASCII_PATTERN = re.compile(GPT2_ASCII_PATTERN.encode("ascii"))
 _ASCII_SPACE = np.zeros(256, dtype=bool)
 _ASCII_SPACE[list(b" \t\n\r\x0b\x0c")] = True
 _SEPARATOR = np.zeros(256, dtype=bool)
 _SEPARATOR[list(b" \n")] = True
 _NEWLINE = 10
+# Each byte's kind for the safe cuts: 0 for a byte of a character that is not ASCII (no cut
+# beside it), 1 letter, 2 digit, 3 other symbol (the apostrophe too), 4 ASCII whitespace.
+_SPACE_KIND = 4
+_KIND = np.zeros(256, dtype=np.int8)
+_KIND[32:127] = 3
+_KIND[list(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")] = 1
+_KIND[list(b"0123456789")] = 2
+_KIND[list(b" \t\n\r\x0b\x0c")] = _SPACE_KIND
+_KIND[list(range(1, 32))] = np.where(_ASCII_SPACE[1:32], _SPACE_KIND, 3)
+_KIND[127] = 3
+_APOSTROPHE = ord("'")
 
 
 class ChunkEncoder:
     """A tokenizer's encoding of texts that may each be encoded alone (a corpus's chunks), with
-    the units and pretokens it has met kept between texts. :meth:`encode` equals
+    the units and parts it has met kept between texts. :meth:`encode` equals
     ``Tokenizer.encode`` of the decoded text, id for id."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
@@ -77,15 +92,15 @@ class ChunkEncoder:
         self.reset()
 
     def reset(self) -> None:
-        """Forget every unit and pretoken met (memory back to the tokenizer's tables)."""
+        """Forget every unit and part met (memory back to the tokenizer's tables)."""
         self.units = SliceIndex()
         self.unit_start = Growing(np.int32)  # where a unit's ids start in `ids`
         self.unit_length = Growing(np.int32)  # how many ids it has
         self.ids = Growing(np.int32)
-        self.pretokens = SliceIndex()
-        self.pretoken_start = Growing(np.int32)  # where a pretoken's ids start in `pretoken_ids`
-        self.pretoken_length = Growing(np.int32)
-        self.pretoken_ids = Growing(np.int32)
+        self.parts = SliceIndex()
+        self.part_start = Growing(np.int32)  # where a part's ids start in `part_ids`
+        self.part_length = Growing(np.int32)
+        self.part_ids = Growing(np.int32)
         # units 0 .. S-1: the special tokens, in the tokenizer's order
         special_ids = self.tokenizer.special_ids
         self.special_ids = np.array(
@@ -97,9 +112,9 @@ class ChunkEncoder:
     def nbytes(self) -> int:
         """About how many bytes the tables hold."""
         arrays = [self.unit_start, self.unit_length, self.ids]
-        arrays += [self.pretoken_start, self.pretoken_length, self.pretoken_ids]
+        arrays += [self.part_start, self.part_length, self.part_ids]
         held = sum(a.nbytes for a in arrays)
-        return held + self.units.nbytes + self.pretokens.nbytes
+        return held + self.units.nbytes + self.parts.nbytes
 
     # --- A chunk ---------------------------------------------------------------------------------
 
@@ -128,7 +143,7 @@ class ChunkEncoder:
             every[special] = 0 if specials is None else specials
             units = every
         ids = self._gather(units)
-        if len(self.units) > MAX_UNITS or len(self.pretokens) > MAX_PRETOKENS:
+        if len(self.units) > MAX_UNITS or len(self.parts) > MAX_PARTS:
             self.reset()
         return ids
 
@@ -171,34 +186,65 @@ class ChunkEncoder:
         self, text: bytes, buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray
     ) -> None:
         """Encode the units ``text[starts[i]:ends[i]]`` (new, distinct) and keep their ids, in
-        order."""
-        data, pretoken_starts, pretoken_ends, counts = split_units(
-            text, buffer, starts, ends, self._space
-        )
+        order: each is cut into parts (:func:`cut_parts`), the parts met for the first time are
+        encoded (:meth:`_add_parts`), and a unit's ids are those of its parts."""
+        data, part_starts, part_ends, counts = cut_parts(buffer, starts, ends)
         data_buffer = np.frombuffer(data + PAD, dtype=np.uint8)
-        index = self.pretokens.find(data, data_buffer, pretoken_starts, pretoken_ends)
+        index = self.parts.find(data, data_buffer, part_starts, part_ends)
         if (index < 0).any():
-            first = self.pretokens.add_missing(
-                data, data_buffer, pretoken_starts, pretoken_ends, index
-            )
-            words = [
-                data[a:b]
-                for a, b in zip(pretoken_starts[first].tolist(), pretoken_ends[first].tolist())
-            ]
-            ids, offsets = self.merger.encode(words)
-            start = self.pretoken_ids.extend(ids)
-            self.pretoken_start.extend(start + offsets[:-1])
-            self.pretoken_length.extend(np.diff(offsets))
-        lengths = self.pretoken_length.array[index]
-        ids = _gather(self.pretoken_ids.array, self.pretoken_start.array[index], lengths)
-        # a unit's ids: those of its pretokens (counts[i] of them, at least one)
-        self._keep(ids, np.add.reduceat(lengths, np.concatenate(([0], np.cumsum(counts)[:-1]))))
+            first = self.parts.add_missing(data, data_buffer, part_starts, part_ends, index)
+            self._add_parts(data, data_buffer, part_starts[first], part_ends[first])
+        lengths = self.part_length.array[index]
+        ids = _gather(self.part_ids.array, self.part_start.array[index], lengths)
+        self._keep(ids, np.add.reduceat(lengths, np.cumsum(counts) - counts))
+
+    def _add_parts(
+        self, data: bytes, buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> None:
+        """Split the parts ``data[starts[i]:ends[i]]`` (new, distinct) into pretokens, merge
+        those all at once, and keep each part's ids, in order."""
+        words_data, word_starts, word_ends, counts = split_units(
+            data, buffer, starts, ends, self._space
+        )
+        words = [words_data[a:b] for a, b in zip(word_starts.tolist(), word_ends.tolist())]
+        ids, offsets = self.merger.encode(words)
+        lengths = np.add.reduceat(np.diff(offsets), np.cumsum(counts) - counts)
+        start = self.part_ids.extend(ids)
+        self.part_start.extend(start + np.cumsum(lengths) - lengths)
+        self.part_length.extend(lengths)
 
     def _keep(self, ids: np.ndarray, lengths: np.ndarray) -> None:
         """Keep the ids of new units, ``lengths[i]`` of them for the next unit ``i``."""
         start = self.ids.extend(ids)
         self.unit_start.extend(start + np.concatenate(([0], np.cumsum(lengths)[:-1])))
         self.unit_length.extend(lengths)
+
+
+def cut_parts(
+    buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> tuple[bytes, np.ndarray, np.ndarray, np.ndarray]:
+    """The units ``buffer[starts[i]:ends[i]]`` joined into ``data``, each cut into *parts* at
+    the safe cuts (:mod:`bpe_course.safe_cuts`) between two ASCII characters: a character that is
+    not whitespace then whitespace, or two of different classes among letters, digits and other
+    symbols, the first not an apostrophe. A part may be split alone, as the unit may; most parts
+    are one pretoken, and a dictionary's many distinct units (``" (word),"``) share few distinct
+    parts. Returns ``(data, part_starts, part_ends, counts)``, ``counts[i]`` parts for unit
+    ``i``."""
+    lengths = ends - starts
+    raw = buffer[_spans(starts, lengths)]
+    firsts = np.cumsum(lengths) - lengths
+    kind = _KIND[raw]
+    before, after = kind[:-1], kind[1:]
+    cut = np.zeros(len(raw), dtype=bool)
+    cut[1:] = (
+        (before > 0)
+        & (before < _SPACE_KIND)
+        & ((after == _SPACE_KIND) | ((after > 0) & (after != before) & (raw[:-1] != _APOSTROPHE)))
+    )
+    cut[firsts] = True
+    part_starts = np.flatnonzero(cut)
+    part_ends = np.append(part_starts[1:], len(raw))
+    return raw.tobytes(), part_starts, part_ends, np.add.reduceat(cut, firsts).astype(np.int64)
 
 
 def split_units(

@@ -4,8 +4,10 @@ The file encoder looks up every piece of a chunk (a million of them in 4 MB of p
 pair of tokens of the words it merges. A ``dict`` makes a Python object per key and answers one
 key per call; :class:`KeyTable` answers them all in a few numpy passes: a key is two ``uint64``
 words (a piece of up to 16 bytes; a pair of token ids), hashed to a slot of a table of a power of
-two slots, and the slots after it are probed, for all the keys still unanswered at once, until
-each finds its key or an empty slot (open addressing with linear probing). Sorting the keys
+two slots, and further slots are probed, for all the keys still unanswered at once, until each
+finds its key or an empty slot (open addressing; each key steps by an odd stride of its own, a
+second hash, so keys that collide part at once and few rounds are needed: with a stride of one,
+the longest run of taken slots sets the number of rounds). Sorting the keys
 (``np.unique``) or searching a sorted array (``np.searchsorted``) gives the same answers; the
 probes take a fraction of their time on this work (``notebooks/results/measurements.md``).
 """
@@ -50,19 +52,22 @@ class KeyTable:
     def nbytes(self) -> int:
         return self._rows.nbytes
 
-    def _slots(self, k0: np.ndarray, k1: np.ndarray) -> np.ndarray:
-        return ((k0 * _MIX0 ^ k1 * _MIX1) >> self._shift).astype(np.int64)
+    def _slots(self, k0: np.ndarray, k1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each key's first slot, and its step to the next (odd: every slot is reached)."""
+        first = ((k0 * _MIX0 ^ k1 * _MIX1) >> self._shift).astype(np.int64)
+        step = ((k0 * _MIX1 ^ k1 * _MIX0) >> self._shift).astype(np.int64) | 1
+        return first, step
 
     def get(self, k0: np.ndarray, k1: np.ndarray) -> np.ndarray:
         """The value of each key ``(k0[i], k1[i])``, or -1 where it is absent."""
-        slots = self._slots(k0, k1)
+        slots, steps = self._slots(k0, k1)
         rows = np.take(self._rows, slots, axis=0)
         values = rows[:, 2].astype(np.int64) - 1  # -1 where the slot is empty
         # a slot holding another key: probe on, only for those
         again = np.flatnonzero((values >= 0) & ((rows[:, 0] != k0) | (rows[:, 1] != k1)))
         values[again] = -1
         while len(again):
-            slots[again] = (slots[again] + 1) & self._mask
+            slots[again] = (slots[again] + steps[again]) & self._mask
             rows = np.take(self._rows, slots[again], axis=0)
             held = rows[:, 2].astype(np.int64) - 1
             found = (rows[:, 0] == k0[again]) & (rows[:, 1] == k1[again]) & (held >= 0)
@@ -81,7 +86,11 @@ class KeyTable:
         """Insert keys none of which is held yet, but which may repeat: each distinct one gets
         the next value from ``first`` on. Return the value of every key, and one position in the
         arguments of each distinct key, in the order of their values."""
-        self._make_room(len(k0))
+        # room for every key, were none a copy; but filled up to 9/10 at most while placing (a
+        # stride of its own per key keeps the rounds few), then grown to two thirds at most once
+        # the copies are known: most keys of a chunk's new units are copies
+        if 10 * (self.count + len(k0)) > 9 * (1 << self.bits):
+            self._resize(self.count + len(k0))
         slots = self._place(k0, k1)
         positions = np.arange(len(k0), dtype=np.uint64)
         # one occurrence of each new key is recorded in its slot (whichever: any will do)
@@ -93,6 +102,8 @@ class KeyTable:
         values = self._words[3 * slots + 2].astype(np.int64) - 1
         if 8 * self.count < (1 << self.bits) and self.bits > _MIN_BITS:
             self._resize(self.count)  # room was made for every key, and most were copies
+        else:
+            self._make_room(0)
         return values, chosen
 
     def _set_values(self, slots: np.ndarray, stored: np.ndarray) -> None:
@@ -105,7 +116,7 @@ class KeyTable:
     def _place(self, k0: np.ndarray, k1: np.ndarray) -> np.ndarray:
         """The slot of each key: its own if held, else an empty one it is written to (copies of
         a key share one). A slot written here holds a value of 0 for "taken": set it after."""
-        slots = self._slots(k0, k1)
+        slots, steps = self._slots(k0, k1)
         pending = np.arange(len(k0))
         taken = np.uint64(1 << 63)  # a slot being filled: not empty
         while len(pending):
@@ -120,7 +131,7 @@ class KeyTable:
             held[free] = np.take(self._rows, slots[claim], axis=0)
             found = (held[:, 0] == k0[pending]) & (held[:, 1] == k1[pending])
             pending = pending[~found]
-            slots[pending] = (slots[pending] + 1) & self._mask
+            slots[pending] = (slots[pending] + steps[pending]) & self._mask
         return slots
 
     def _resize(self, wanted: int) -> None:
