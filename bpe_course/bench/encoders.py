@@ -25,7 +25,6 @@ import argparse
 import hashlib
 import json
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -39,6 +38,8 @@ _ONE = "--one"  # how the parent asks a fresh process for one measurement
 def measure(spec: dict) -> dict:
     """One run, in this process: ``spec`` names the corpus, the tokenizer folder, the encoder
     and the workers (the file encoder's)."""
+    import resource  # Unix only: imported where a run is measured
+
     import numpy as np
 
     from bpe_course.bench.libraries import set_threads

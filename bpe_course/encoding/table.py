@@ -1,15 +1,15 @@
 """Looking many keys up at once: a hash table in numpy arrays, and an array that grows.
 
-The file encoder looks up every piece of a chunk (a million of them in 4 MB of prose) and every
+The file encoder looks up every piece of a chunk (prose has a piece every few bytes) and every
 pair of tokens of the words it merges. A ``dict`` makes a Python object per key and answers one
 key per call; :class:`KeyTable` answers them all in a few numpy passes: a key is two ``uint64``
 words (a piece of up to 16 bytes; a pair of token ids), hashed to a slot of a table of a power of
 two slots, and further slots are probed, for all the keys still unanswered at once, until each
 finds its key or an empty slot (open addressing; each key steps by an odd stride of its own, a
 second hash, so keys that collide part at once and few rounds are needed: with a stride of one,
-the longest run of taken slots sets the number of rounds). Sorting the keys
-(``np.unique``) or searching a sorted array (``np.searchsorted``) gives the same answers; the
-probes take a fraction of their time on this work (``notebooks/results/measurements.md``).
+the longest run of taken slots sets the number of rounds). Sorting the keys (``np.unique``) or
+searching a sorted array (``np.searchsorted``) gives the same answers; the probes take a fraction
+of their time on this work (``notebooks/results/measurements.md``).
 """
 
 from __future__ import annotations
