@@ -518,3 +518,37 @@ def test_gpt2_files_give_tiktokens_own_gpt2_ids(stories, tmp_path) -> None:
         source.write_text(text, encoding="utf-8")
         encode_corpus(source, tokenizer, tmp_path / "ids.npy")
         assert np.load(tmp_path / "ids.npy").tolist() == gpt2.encode(text, allowed_special="all")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [1, 2])
+def test_special_tokens_with_spaces_or_a_nul(tmp_path, monkeypatch, workers) -> None:
+    """A special token holding a space is cut around by the pattern's planner; one holding a NUL
+    byte makes every chunk go through Tokenizer.encode. The ids are the whole text's either way."""
+    specials = ["<end of text>", "\n<sep>\n", "<n\0l>"]
+    text = stdlib_corpus(30_000).replace("def ", "<end of text>def ").replace("\n\n", "\n<sep>\n")
+    text += "<n\0l> tail"
+    path = tmp_path / "c.txt"
+    path.write_text(text, encoding="utf-8")
+    vocab, merges = train_bpe(path, 400, specials)
+    monkeypatch.setattr(corpus, "CHUNK_BYTES", 500)
+    for tokens in (specials[:2], specials):  # without the NUL one, its text is plain text
+        tokenizer = Tokenizer(vocab, merges, tokens)
+        assert corpus.choose_counter("pieces", tokens) == "pattern"
+        out = tmp_path / "ids.npy"
+        encode_corpus(path, tokenizer, out, workers=workers, min_bytes_per_worker=1)
+        assert np.load(out).tolist() == tokenizer.encode(text)
+
+
+def test_an_empty_file_gives_an_empty_array(stories, tmp_path) -> None:
+    (tmp_path / "empty.txt").write_bytes(b"")
+    report = encode_corpus(tmp_path / "empty.txt", stories[0], tmp_path / "ids.npy")
+    assert report.tokens == 0 and np.load(tmp_path / "ids.npy").tolist() == []
+
+
+def test_the_output_may_not_be_a_file_of_the_corpus(stories, tmp_path) -> None:
+    path = tmp_path / "c.txt"
+    path.write_text("some text", encoding="utf-8")
+    with pytest.raises(BPEInputError, match="is a file of the corpus"):
+        encode_corpus(path, stories[0], path)
+    assert path.read_text(encoding="utf-8") == "some text"

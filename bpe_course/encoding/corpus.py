@@ -129,6 +129,8 @@ def encode_corpus(
     """
     paths = resolve_sources(corpus)
     output = check_output(output)
+    if output.resolve() in paths:
+        raise BPEInputError(f"{output} is a file of the corpus; write the ids somewhere else")
     states = file_states(paths)
     dtype = ids_dtype(tokenizer)
     size = sum(path.stat().st_size for path in paths)
