@@ -209,14 +209,17 @@ def test_tiny_chunks_cut_documents_and_change_nothing(
 
 @pytest.mark.slow
 def test_one_and_two_workers_write_the_same_file(stories, tmp_path, monkeypatch) -> None:
+    """Forked workers, and spawned ones (which get the tokenizer pickled, as on macOS and
+    Windows, and from Python 3.14 on Linux)."""
     tokenizer, story_path, _ = stories
     monkeypatch.setattr(corpus, "CHUNK_BYTES", 20_000)
     outputs = []
-    for workers in (1, 2):
-        out = tmp_path / f"ids{workers}.npy"
-        encode_corpus(story_path, tokenizer, out, workers=workers, min_bytes_per_worker=1)
+    for workers, start in ((1, None), (2, None), (2, "spawn")):
+        out = tmp_path / f"ids{workers}{start}.npy"
+        encode_corpus(story_path, tokenizer, out, workers=workers, min_bytes_per_worker=1,
+                      start_method=start)  # fmt: skip
         outputs.append(out.read_bytes())
-    assert outputs[0] == outputs[1]
+    assert outputs[0] == outputs[1] == outputs[2]
 
 
 @pytest.mark.slow
