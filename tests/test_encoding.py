@@ -79,7 +79,10 @@ texts = st.lists(
     st.one_of(
         st.text(max_size=30),
         st.sampled_from(
-            SPECIALS + ["<|endof", "text|>", "<", "  ", "\n\n", " 's", "😀", "aaaa", "---"]
+            SPECIALS
+            + ["<|endof", "text|>", "<", "  ", "\n\n", " 's", "😀", "aaaa", "---"]
+            # cut into parts at safe cuts: contractions, symbols beside letters and digits
+            + ["don't", "rock'n'roll", "''s", " (word),", "x.5", "3.14'", "é's", "\t\tx"]
         ),
         st.text(alphabet=" \t\n\r\x0b\x0c\u00a0\u3000\u2028x", max_size=8),
     ),
