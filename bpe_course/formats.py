@@ -64,8 +64,19 @@ def token_to_text(token: bytes) -> str:
 
 def text_to_token(text: str) -> bytes:
     """The inverse of :func:`token_to_text`; ``KeyError`` for a character outside GPT-2's map."""
-    table = _unicode_to_bytes()
-    return bytes(table[c] for c in text)
+    try:  # in C: each character to the one whose code is its byte, then those codes as bytes
+        return text.translate(_to_latin1()).encode("latin-1")
+    except UnicodeEncodeError:  # a character outside the map: name it
+        table = _unicode_to_bytes()
+        return bytes(table[c] for c in text)
+
+
+@lru_cache(maxsize=1)
+def _to_latin1() -> dict[int, int]:
+    """For ``str.translate``: each character of GPT-2's map to the character of its byte's code,
+    and every other character below 256 to one that Latin-1 cannot encode."""
+    table = {ord(c): b for c, b in _unicode_to_bytes().items()}
+    return {code: table.get(code, 0x100) for code in range(256)} | table
 
 
 @lru_cache(maxsize=1)
@@ -202,6 +213,28 @@ def load_gpt2(
                 "not belong together (if it is a special token, pass it in special_tokens)",
             )
     return vocab, merges
+
+
+def special_tokens_of(
+    vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str]
+) -> list[str]:
+    """The entries of ``vocab.json`` that are neither a single byte nor made by a merge of
+    ``merges.txt``, in the order of their ids: the special tokens of a saved pair (training puts
+    them after the 256 bytes, GPT-2's files its ``<|endoftext|>`` last). A file that cannot be
+    read is left to :func:`load_gpt2`, which names what is wrong with it: then none are found."""
+    vocab_path, merges_path = Path(vocab_path), Path(merges_path)
+    try:
+        entries = _json_entries(vocab_path, _decode(vocab_path, _read_bytes(vocab_path)))
+        merges_text = _decode(merges_path, _read_bytes(merges_path))
+    except TokenizerFileError:
+        return []
+    made = {token_to_text(bytes([b])) for b in range(256)}
+    for line in merges_text.split("\n"):
+        parts = line.rstrip("\r").split(" ")
+        if len(parts) == 2 and not line.startswith("#version"):
+            made.add(parts[0] + parts[1])
+    found = [(token_id, key) for key, token_id in entries if isinstance(token_id, int)]
+    return [key for _, key in sorted(found) if key not in made]
 
 
 def _json_entries(path: Path, text: str) -> list[tuple]:

@@ -21,8 +21,9 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -94,6 +95,35 @@ def run_tasks(
             for future in done:
                 yield future.result()  # a task's error, or a dead worker's, is raised here
         _relay(queue, on_progress)
+
+
+def run_in_order(
+    function: Callable[[Any], Any],
+    tasks: Iterable[Any],
+    workers: int,
+    *,
+    window: int | None = None,
+    start_method: StartMethod = None,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple = (),
+) -> Generator[Any, None, None]:
+    """``function(task)`` for every task, yielded in the tasks' order, on a :func:`process_pool`
+    of ``workers`` processes (each set up by ``initializer(*initargs)``, once).
+
+    ``tasks`` may be a generator: it is read only ``window`` tasks (default: twice the workers)
+    ahead of the result yielded next, so at most that many tasks and results are held at once,
+    however many there are. A pool is started even for one worker (a caller with one worker
+    may rather run the tasks itself).
+    """
+    window = max(1, 2 * workers if window is None else window)
+    with process_pool(workers, start_method, initializer, initargs) as pool:
+        pending: deque[Future[Any]] = deque()
+        for task in tasks:
+            pending.append(pool.submit(function, task))
+            if len(pending) >= window:
+                yield pending.popleft().result()  # a task's error, or a dead worker's, is raised here
+        while pending:
+            yield pending.popleft().result()
 
 
 def report_progress(amount: int) -> None:

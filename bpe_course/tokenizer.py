@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import SupportsIndex
 
 from bpe_course.errors import BPEInputError
-from bpe_course.formats import load_gpt2, save_gpt2
+from bpe_course.formats import load_gpt2, save_gpt2, special_tokens_of
 from bpe_course.pretokenize import GPT2_REGEX, check_special_tokens, special_token_regex
 from bpe_course.trainers.common import Merges, Vocab, merge_word
 
@@ -74,6 +74,31 @@ class Tokenizer:
         """Load GPT-2 ``vocab.json`` + ``merges.txt`` (checked; see :func:`formats.load_gpt2`)."""
         vocab, merges = load_gpt2(vocab_path, merges_path, special_tokens)
         return cls(vocab, merges, special_tokens)
+
+    @classmethod
+    def from_folder(
+        cls, folder: str | os.PathLike[str], special_tokens: Sequence[str] | None = None
+    ) -> Tokenizer:
+        """Load the ``vocab.json`` and ``merges.txt`` of ``folder`` (as ``bpe-course train -o``
+        and :meth:`save` write them). ``special_tokens``: default, the entries of ``vocab.json``
+        that no merge makes (:func:`formats.special_tokens_of`)."""
+        folder = Path(folder)
+        if not folder.is_dir():
+            what = "is a file, not a folder" if folder.exists() else "does not exist"
+            raise BPEInputError(
+                f"the tokenizer folder {folder} {what}; give the folder that holds vocab.json "
+                "and merges.txt (bpe-course train -o FOLDER writes them)"
+            )
+        vocab_path, merges_path = folder / "vocab.json", folder / "merges.txt"
+        for path in (vocab_path, merges_path):
+            if not path.is_file():
+                raise BPEInputError(
+                    f"{folder} holds no {path.name}: a tokenizer folder holds vocab.json and "
+                    "merges.txt (bpe-course train -o FOLDER writes them)"
+                )
+        if special_tokens is None:
+            special_tokens = special_tokens_of(vocab_path, merges_path)
+        return cls.from_files(vocab_path, merges_path, special_tokens)
 
     def save(self, folder: str | os.PathLike[str]) -> tuple[Path, Path]:
         """Write GPT-2 ``vocab.json`` + ``merges.txt`` into ``folder``; return their paths."""

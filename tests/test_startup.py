@@ -37,3 +37,9 @@ def test_the_command_line_starts_without_numpy() -> None:
     imported = _imported("train", "--help")
     assert "bpe_course.cli.train" in imported  # the listing is whole
     assert "numpy" not in imported and "bpe_course.trainers.waiting" not in imported
+
+
+def test_encode_help_starts_without_numpy() -> None:
+    imported = _imported("encode", "--help")
+    assert "bpe_course.cli.encode" in imported  # the listing is whole
+    assert "numpy" not in imported and "bpe_course.encoding" not in imported

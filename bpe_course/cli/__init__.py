@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bpe_course.cli.check import add_check_command
     from bpe_course.cli.course import add_course_command
     from bpe_course.cli.data import add_data_commands
+    from bpe_course.cli.encode import add_encode_command
     from bpe_course.cli.explore import add_explore_command
     from bpe_course.cli.handout import add_handout_command
     from bpe_course.cli.publish import add_publish_commands
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     add_train_command(commands)
+    add_encode_command(commands)
     add_data_commands(commands)
     add_bench_commands(commands)
     add_course_command(commands)

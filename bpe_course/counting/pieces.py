@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain, filterfalse, repeat
 
 import numpy as np
@@ -90,7 +90,7 @@ _OTHER_ASCII_SPACES = (b"\t", b"\r", b"\x0b", b"\x0c")
 _MAY_END_IN_SPACE = (_SPACE_BYTE | _ENDS_WIDE_SPACE).tolist()
 # A piece starts at a space, at a newline, or where a special token was: the counter writes a
 # NUL byte in its place (a text that holds a NUL of its own is counted by the pattern instead).
-_SEPARATORS = b" \n\0"
+SEPARATORS = _SEPARATORS = b" \n\0"
 # Pieces split at once (joined): at most this many, so their pretokens (as bytes objects, about
 # 40 bytes each) take a few MB however many distinct pieces a worker holds.
 _BATCH = 50_000
@@ -118,7 +118,7 @@ class PieceCounter:
         if any(not token or b"\0" in token for token in self.special_bytes):
             raise ValueError("a special token is empty or holds a NUL: count with the pattern")
         self.special_tokens = tuple(special_tokens)  # for a text that holds a NUL
-        self.special_in_bytes = _bytes_alternation(self.special_bytes)
+        self.special_in_bytes = bytes_alternation(self.special_bytes)
         self.pieces = PieceTable()
         self.direct: Counter[bytes] = Counter()  # of the glued stretches and first pieces
         self.by_pattern: Counter[str] = Counter()  # of texts counted with the plain pattern
@@ -190,63 +190,11 @@ class PieceCounter:
     def _is_space(self, char: bytes) -> bool:
         known = self._space.get(char)
         if known is None:
-            decoded = char.decode("utf-8", errors="replace")
-            known = self._space[char] = _WHITESPACE.fullmatch(decoded) is not None
+            known = self._space[char] = is_space_char(char)
         return known
 
     def _unsafe_separators(self, text: bytes, starts: np.ndarray) -> np.ndarray:
-        """Which of the separators at ``starts`` (spaces, newlines, NULs) may not be cuts, as
-        indexes into ``starts``: spaces and newlines with whitespace before them, and
-        whitespace, a special token or the end after them. Looked up in numpy for all at once by
-        the bytes on either side; where those bytes may belong to a wide space, the characters
-        are checked one by one."""
-        n = len(text)
-        if n == 0:
-            return starts
-        buffer = np.frombuffer(text, dtype=np.uint8)
-        if text.isascii() and not any(space in text for space in _OTHER_ASCII_SPACES):
-            # The only whitespace is the separators: a separator has whitespace before it when
-            # it follows another (not a NUL), and whitespace, NUL or the end after it when one
-            # follows it or the text ends. (``in`` looks for one byte at memchr's speed.)
-            follows = np.flatnonzero(np.diff(starts) == 1) + 1
-            follows = follows[(buffer[starts[follows - 1]] != 0) & (buffer[starts[follows]] != 0)]
-            followed = np.append(np.diff(starts) == 1, starts[-1:] == n - 1)
-            return follows[followed[follows]]
-        before, after = buffer[np.maximum(starts - 1, 0)], buffer[np.minimum(starts + 1, n - 1)]
-        at_end = starts + 1 == n
-        inside = (starts > 0) & (buffer[starts] != 0)  # a space or newline with a byte before
-        if text.isascii():
-            return np.flatnonzero(
-                inside & _SPACE_BYTE[before] & (at_end | _SPACE_OR_NUL_BYTE[after])
-            )
-        # ASCII whitespace on a side is whitespace for certain; a byte that may end (before) or
-        # start (after) a wide space is checked as a character, one by one: only those.
-        space_before, end_after = _SPACE_BYTE[before], at_end | _SPACE_OR_NUL_BYTE[after]
-        maybe = (
-            inside
-            & (space_before | _ENDS_WIDE_SPACE[before])
-            & (end_after | _STARTS_WIDE_SPACE[after])
-        )
-        sure = maybe & space_before & end_after
-        check = maybe & ~sure
-        if not check.any():
-            return np.flatnonzero(sure)
-        is_space = self._is_space
-        candidates = zip(
-            np.flatnonzero(check).tolist(),
-            starts[check].tolist(),
-            space_before[check].tolist(),
-            end_after[check].tolist(),
-        )
-        sure[
-            [
-                k
-                for k, i, space, end in candidates
-                if (space or is_space(_last_char(text[max(i - 4, 0) : i])))
-                and (end or is_space(_first_char(text, i + 1)))
-            ]
-        ] = True
-        return np.flatnonzero(sure)
+        return unsafe_separators(text, starts, self._is_space)
 
     @property
     def full(self) -> bool:
@@ -333,6 +281,63 @@ class PieceCounter:
         return list(map(str.encode, GPT2_REGEX.findall(text.decode("utf-8"))))
 
 
+def unsafe_separators(
+    text: bytes, starts: np.ndarray, is_space: Callable[[bytes], bool]
+) -> np.ndarray:
+    """Which of the separators at ``starts`` (spaces, newlines, NULs) may not be cuts, as
+    indexes into ``starts``: spaces and newlines with whitespace before them, and
+    whitespace, a special token or the end after them. Looked up in numpy for all at once by
+    the bytes on either side; where those bytes may belong to a wide space, the characters
+    are checked one by one."""
+    n = len(text)
+    if n == 0:
+        return starts
+    buffer = np.frombuffer(text, dtype=np.uint8)
+    if text.isascii() and not any(space in text for space in _OTHER_ASCII_SPACES):
+        # The only whitespace is the separators: a separator has whitespace before it when
+        # it follows another (not a NUL), and whitespace, NUL or the end after it when one
+        # follows it or the text ends. (``in`` looks for one byte at memchr's speed.)
+        follows = np.flatnonzero(np.diff(starts) == 1) + 1
+        follows = follows[(buffer[starts[follows - 1]] != 0) & (buffer[starts[follows]] != 0)]
+        followed = np.append(np.diff(starts) == 1, starts[-1:] == n - 1)
+        return follows[followed[follows]]
+    before, after = buffer[np.maximum(starts - 1, 0)], buffer[np.minimum(starts + 1, n - 1)]
+    at_end = starts + 1 == n
+    inside = (starts > 0) & (buffer[starts] != 0)  # a space or newline with a byte before
+    if text.isascii():
+        return np.flatnonzero(inside & _SPACE_BYTE[before] & (at_end | _SPACE_OR_NUL_BYTE[after]))
+    # ASCII whitespace on a side is whitespace for certain; a byte that may end (before) or
+    # start (after) a wide space is checked as a character, one by one: only those.
+    space_before, end_after = _SPACE_BYTE[before], at_end | _SPACE_OR_NUL_BYTE[after]
+    maybe = (
+        inside & (space_before | _ENDS_WIDE_SPACE[before]) & (end_after | _STARTS_WIDE_SPACE[after])
+    )
+    sure = maybe & space_before & end_after
+    check = maybe & ~sure
+    if not check.any():
+        return np.flatnonzero(sure)
+    candidates = zip(
+        np.flatnonzero(check).tolist(),
+        starts[check].tolist(),
+        space_before[check].tolist(),
+        end_after[check].tolist(),
+    )
+    sure[
+        [
+            k
+            for k, i, space, end in candidates
+            if (space or is_space(_last_char(text[max(i - 4, 0) : i])))
+            and (end or is_space(_first_char(text, i + 1)))
+        ]
+    ] = True
+    return np.flatnonzero(sure)
+
+
+def is_space_char(char: bytes) -> bool:
+    """Whether the UTF-8 character ``char`` is whitespace as the pattern's ``\\s`` reads it."""
+    return _WHITESPACE.fullmatch(char.decode("utf-8", errors="replace")) is not None
+
+
 def _add_scaled(counts: Counter[bytes], tokens: list[bytes], count: int) -> None:
     """Add each of ``tokens`` ``count`` times: by repeating the list, counted in C, when the
     count is small; else once per distinct token, multiplied, in Python."""
@@ -344,7 +349,7 @@ def _add_scaled(counts: Counter[bytes], tokens: list[bytes], count: int) -> None
         counts[token] = get(token, 0) + n * count
 
 
-def _bytes_alternation(tokens: Sequence[bytes]) -> re.Pattern[bytes] | None:
+def bytes_alternation(tokens: Sequence[bytes]) -> re.Pattern[bytes] | None:
     """Like :func:`~bpe_course.pretokenize.special_token_regex`, for bytes: longest first."""
     if not tokens:
         return None
