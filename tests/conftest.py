@@ -60,9 +60,18 @@ def data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the browser test last: it starts a JupyterLab server and a browser, and nothing it
-    leaves behind may disturb the notebooks' own headless runs."""
-    items.sort(key=lambda item: item.nodeid.startswith("tests/test_browser.py"))
+    """The slow tests first, so that on several workers (``make test``) none of them starts late
+    and leaves one worker alone with it at the end; the tests marked ``serial`` (the browser's)
+    after all others, and the browser test last: it starts a JupyterLab server and a browser, and
+    nothing it leaves behind may disturb the notebooks' own headless runs. The sort is stable:
+    within each part the order is the files' own."""
+
+    def part(item: pytest.Item) -> tuple[bool, bool, bool]:
+        serial = item.get_closest_marker("serial") is not None
+        browser = item.nodeid.startswith("tests/test_browser.py")
+        return serial, browser, item.get_closest_marker("slow") is None
+
+    items.sort(key=part)
 
 
 class FullDisk:

@@ -37,6 +37,8 @@ from bpe_course.counting.cluster import (  # noqa: E402 (only once the extra is 
 )
 
 WORKERS = 2
+# On several pytest workers (`make test`), the module's tests go to one of them: one cluster started.
+pytestmark = pytest.mark.xdist_group("dask_cluster")
 
 
 @pytest.fixture(scope="module")

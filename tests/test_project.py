@@ -48,6 +48,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert re.search(r"^make test$", ci, re.M)
 
 
+@pytest.mark.slow
 def test_every_module_imports_without_unix_only_modules() -> None:
     # Windows has no resource, fcntl or termios: importing any module of the package (the
     # benchmark worker included) must not need them. A fresh interpreter, so nothing is cached.
