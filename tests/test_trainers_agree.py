@@ -127,13 +127,12 @@ def test_no_token_crosses_a_special_token(tmp_path) -> None:
 LARGEST_VOCAB = 1000
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module")  # on several workers, the tests using it run on one (conftest.py)
 def v1_reference(megabyte_corpus):
     return train_bpe(megabyte_corpus, LARGEST_VOCAB, [EOT], version="v1")
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("v1_reference")  # on several workers, one of them trains V1, once
 @pytest.mark.parametrize("version", FAST_VERSIONS)
 @pytest.mark.parametrize("vocab_size", [300, 600, LARGEST_VOCAB])
 def test_megabyte_corpus_matches_v1(megabyte_corpus, v1_reference, version, vocab_size) -> None:
