@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Workers of `make test` (README, "Tests"): the course's machine has 2 cores.
+# Workers of `make test`'s first pass (see the README): the course's machine has 2 cores.
 TEST_WORKERS ?= 2
 
 .PHONY: course test lint site slides stubs clean-venv
