@@ -8,6 +8,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Workers of `make test`'s first pass (see the README): the course's machine has 2 cores.
+TEST_WORKERS ?= 2
 
 .PHONY: course test lint site slides stubs clean-venv
 
@@ -24,7 +26,11 @@ course: $(STAMP)
 test: $(STAMP)
 	@# reveal.js for the slides' browser test (from npm, once); without it that test is skipped.
 	$(BIN)/python -m bpe_course slides --fetch-only || echo "WARNING: no reveal.js (is npm installed?): the slides' browser test will be skipped" >&2
-	$(BIN)/python -m pytest
+	@# Two passes, the second run even when the first fails: every test but those marked serial
+	@# on $(TEST_WORKERS) workers (pytest-xdist), then the serial ones (the browser's) alone.
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not serial"; parallel=$$?; \
+	$(BIN)/python -m pytest -m serial; serial=$$?; \
+	test $$parallel -eq 0 && test $$serial -eq 0
 
 $(VENV)/.installed-%: $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[$*]'

@@ -41,6 +41,7 @@ CHROMIUM_ARGS = [
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.serial,
     pytest.mark.skipif(
         CHROMIUM is None, reason="no chromium: `apt-get install chromium` (CI does)"
     ),

@@ -13,6 +13,7 @@ from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.serial,
     pytest.mark.skipif(CHROMIUM is None, reason="no chromium: `apt-get install chromium`"),
 ]
 

@@ -104,6 +104,7 @@ def test_train_accepts_a_size_and_reports_phases(data_folder, capsys) -> None:
     assert "43 merges with v5" in out and "pretokenize" in out and "merges " in out
 
 
+@pytest.mark.slow
 def test_bench_then_plot(data_folder, tmp_path, capsys) -> None:
     csv = tmp_path / "b.csv"
     argv = ["bench", "--versions", "v4", "v5", "--sizes", "20KB", "40KB"]

@@ -39,7 +39,7 @@ from bpe_course.counting.cluster import (  # noqa: E402 (only once the extra is 
 WORKERS = 2
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module")  # on several workers, this module runs on one (conftest.py)
 def client():
     with dask_client("local", WORKERS) as client:
         client.wait_for_workers(WORKERS, timeout=120)

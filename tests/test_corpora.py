@@ -171,6 +171,7 @@ def peak_rss_mb(size: str, shape: str, folder: Path) -> float:
     return float(done.stdout.split()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["stories", "wide"])
 def test_generation_streams_in_bounded_memory(tmp_path, shape) -> None:
     small = peak_rss_mb("20MB", shape, tmp_path)

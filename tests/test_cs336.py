@@ -159,6 +159,7 @@ def train_bpe(input_path, vocab_size, special_tokens):
 '''
 
 
+@pytest.mark.slow
 def test_a_naive_trainer_written_apart_from_the_package_passes(tmp_path) -> None:
     path = tmp_path / "train_bpe.py"
     path.write_text(NAIVE_TRAINER, encoding="utf-8")

@@ -129,6 +129,7 @@ def test_an_endless_loop_on_the_first_input_is_stopped_by_its_time_limit(tmp_pat
     assert "the time limit of one call" in out
 
 
+@pytest.mark.slow
 def test_an_endless_trainer_is_stopped_on_the_first_tiny_text_within_seconds(tmp_path) -> None:
     endless = (
         "def train_bpe(input_path, vocab_size, special_tokens):\n    while True:\n        pass\n"
@@ -161,6 +162,7 @@ def test_a_20_gb_allocation_is_stopped_by_the_memory_limit(tmp_path) -> None:
     assert "MemoryError" in out
 
 
+@pytest.mark.slow
 @linux
 def test_a_cpu_hog_is_stopped_by_the_cpu_limit(tmp_path) -> None:
     hog = "def merge_word(word, pair, new_id):\n    while True:\n        pass\n"

@@ -125,6 +125,7 @@ def test_dev_stdin_as_the_corpus_is_refused_at_once(tmp_path) -> None:
     assert process.returncode == 2 and "not a regular file" in err, err
 
 
+@pytest.mark.slow
 def test_a_scheduler_address_that_never_answers_is_one_line_soon(tmp_path) -> None:
     # something listens there (the kernel accepts the connection) but never speaks Dask
     pytest.importorskip("distributed")

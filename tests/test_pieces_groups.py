@@ -126,6 +126,7 @@ def test_unsafe_separators_in_runs_of_every_length(wide: str) -> None:
     assert found == wanted
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["stories", "wide"])
 def test_generated_shapes_count_like_the_pattern(shape: str) -> None:
     from bpe_course.corpora.generate import corpus_blocks

@@ -48,6 +48,28 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert re.search(r"^make test$", ci, re.M)
 
 
+def test_make_test_runs_every_test_in_one_of_its_two_passes() -> None:
+    # The parallel pass leaves the serial tests out; the second pass runs them (and only them).
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile[makefile.index("\ntest:") : makefile.index("\n\n", makefile.index("\ntest:"))]
+    passes = re.findall(r"-m pytest (.*?);", recipe)
+    assert len(passes) == 2, recipe
+    assert "-n " in passes[0] and '-m "not serial"' in passes[0]
+    assert passes[1].strip() == "-m serial"
+
+
+def test_the_shared_fixture_groups_name_tests_that_exist() -> None:
+    # A group of make test's scheduler (conftest.py) whose tests were renamed would group nothing.
+    from .conftest import SHARED_FIXTURES
+
+    for start in SHARED_FIXTURES:
+        path, _, name = start.partition("::")
+        source = (ROOT / path).read_text(encoding="utf-8")
+        name = name.rstrip("[")
+        assert not name or re.search(rf"^def {name}\(", source, re.M), start
+
+
+@pytest.mark.slow
 def test_every_module_imports_without_unix_only_modules() -> None:
     # Windows has no resource, fcntl or termios: importing any module of the package (the
     # benchmark worker included) must not need them. A fresh interpreter, so nothing is cached.

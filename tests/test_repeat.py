@@ -116,6 +116,7 @@ def test_spread_summarises_and_ranks_only_apart_ranges() -> None:
     assert not s.apart_from(Spread((0.25, 0.5)))  # overlapping ranges: no ranking
 
 
+@pytest.mark.slow
 def test_time_in_turn_runs_jobs_in_turn_and_drops_warmups() -> None:
     calls: list[str] = []
     jobs = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}

@@ -33,6 +33,7 @@ def test_registered_as_a_version() -> None:
     assert TRAINERS["shards"].module is shards
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     word_counts=word_counts_strategy,
@@ -46,6 +47,7 @@ def test_matches_v1_on_generated_word_counts(word_counts, merges, switch) -> Non
     assert got == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     word_counts=tied_word_counts_strategy,

@@ -136,6 +136,7 @@ def test_a_split_surrogate_pair_is_named_and_the_repair_rejoins_it(trained: Toke
         Tokenizer(trained.vocab, trained.merges, ["<\ud800>"])
 
 
+@pytest.mark.slow
 def test_encode_iterable_memory_does_not_grow_with_the_input(trained: Tokenizer) -> None:
     line = "The quick brown fox jumps over the lazy dog, again and again.\n"
 
