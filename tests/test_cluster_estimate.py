@@ -68,36 +68,39 @@ def test_dask_over_the_pool_is_taken_within_a_round_and_the_costs_are_medians() 
 
 
 class _FakeRun:
-    """subprocess.run for the overhead grid: a row per run, failing the runs it is told to."""
+    """run_worker for the overhead grid (it starts each run): a row per run, failing the runs it
+    is told to."""
 
     def __init__(self, failures: set[int]) -> None:
         self.calls, self.failures = 0, failures
 
-    def __call__(self, command, **_):
+    def __call__(self, command, timeout_s):
         import json
         import subprocess
 
         self.calls += 1
         if self.calls in self.failures:
-            return subprocess.CompletedProcess(command, 1, "", "CommClosedError: Stream is closed")
+            failed = subprocess.CompletedProcess(command, 1, "", "CommClosedError: Stream is closed")
+            return "ok", failed
         row = {"count_s": 1.0, "merges_sha": "same", "words": 3, "merge_s": 0.1}
-        return subprocess.CompletedProcess(command, 0, json.dumps(row) + "\n", "")
+        return "ok", subprocess.CompletedProcess(command, 0, json.dumps(row) + "\n", "")
 
 
 def test_a_failed_run_is_run_again_once_and_the_row_says_so(tmp_path, monkeypatch) -> None:
     import bpe_course.bench.cluster as bench
 
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
-    monkeypatch.setattr(bench.subprocess, "run", _FakeRun({2}))
+    fake = _FakeRun({2})
+    monkeypatch.setattr(bench, "run_worker", fake)
     table = bench.run_overhead(["300KB"], progress=False)
     assert list(table["attempts"]) == [1, 2]
-
+    assert fake.calls == 3  # no real run started
 
 def test_a_grid_that_stops_keeps_its_finished_runs_in_a_partial_file(tmp_path, monkeypatch):
     import bpe_course.bench.cluster as bench
 
     monkeypatch.setenv("BPE_COURSE_DATA", str(tmp_path))
-    monkeypatch.setattr(bench.subprocess, "run", _FakeRun({2, 3}))  # the second run fails twice
+    monkeypatch.setattr(bench, "run_worker", _FakeRun({2, 3}))  # the second run fails twice
     csv = tmp_path / "overhead.csv"
     with pytest.raises(RuntimeError, match="failed 2 times"):
         bench.main(["300KB", "--csv", str(csv)])

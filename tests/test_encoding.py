@@ -378,6 +378,8 @@ def test_an_interrupted_run_leaves_no_final_file(stories, tmp_path, how, workers
     script = textwrap.dedent(
         f"""
         import os, signal
+        # as in a terminal: under pytest-xdist the worker ignores SIGINT, and a child inherits that
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from bpe_course.encoding import corpus, encode_corpus
         from bpe_course.tokenizer import Tokenizer
         corpus.CHUNK_BYTES = 10_000
