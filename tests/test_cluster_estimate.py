@@ -80,7 +80,9 @@ class _FakeRun:
 
         self.calls += 1
         if self.calls in self.failures:
-            failed = subprocess.CompletedProcess(command, 1, "", "CommClosedError: Stream is closed")
+            failed = subprocess.CompletedProcess(
+                command, 1, "", "CommClosedError: Stream is closed"
+            )
             return "ok", failed
         row = {"count_s": 1.0, "merges_sha": "same", "words": 3, "merge_s": 0.1}
         return "ok", subprocess.CompletedProcess(command, 0, json.dumps(row) + "\n", "")
@@ -95,6 +97,7 @@ def test_a_failed_run_is_run_again_once_and_the_row_says_so(tmp_path, monkeypatc
     table = bench.run_overhead(["300KB"], progress=False)
     assert list(table["attempts"]) == [1, 2]
     assert fake.calls == 3  # no real run started
+
 
 def test_a_grid_that_stops_keeps_its_finished_runs_in_a_partial_file(tmp_path, monkeypatch):
     import bpe_course.bench.cluster as bench
