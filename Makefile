@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # Workers of `make test`'s first pass (see the README): the course's machine has 2 cores.
 TEST_WORKERS ?= 2
 
-.PHONY: course test lint site slides stubs clean-venv
+.PHONY: course test lint site slides stubs guide clean-venv
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "bpe_course needs Python 3.10 or newer; found " + sys.version.split()[0])'
@@ -45,6 +45,10 @@ slides: $(VENV)/.installed-slides
 # The exercises' stubs (notebooks/exercises/), made from the package's solutions.
 stubs: $(STAMP)
 	$(BIN)/python -m bpe_course.course.exercises.stubs
+
+# TEACHING.md's figures and tables, written from the stored results (notebooks/results/).
+guide: $(STAMP)
+	$(BIN)/python -m bpe_course.course.publish.guide
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

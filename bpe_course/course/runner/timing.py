@@ -52,9 +52,7 @@ def time_notebook(
 
     def on_executed(cell, cell_index: int, **_) -> None:
         seconds = time.perf_counter() - started[cell_index]
-        rows.append(
-            {"cell": cell_index, "first_line": _first_line(cell.source), "seconds": seconds}
-        )
+        rows.append({"cell": cell_index, "first_line": first_line(cell.source), "seconds": seconds})
 
     client = notebook_client(notebook, path, timeout, on_start, on_executed)
     # The switch goes to the kernel alone, so timing never changes this process's environment.
@@ -70,7 +68,7 @@ def time_notebook(
     return pd.DataFrame(rows, columns=["cell", "first_line", "seconds"])
 
 
-def _first_line(source: str) -> str:
+def first_line(source: str) -> str:
     """The cell's first line that is not blank, cut to 60 characters: enough to find it again."""
     for line in source.splitlines():
         if line.strip():
