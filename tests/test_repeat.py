@@ -213,3 +213,17 @@ def test_compare_and_expect_rank_only_apart_ranges() -> None:
     close = apart.assign(seconds=[2, 2.5, 3, 2.8, 4, 3.5])
     assert "(ranges overlap)" in compare(close, "v1", "v2")
     assert "no clear winner" in expect(close, "v1", "v2")
+
+
+def test_expect_holds_a_run_to_the_stored_ratio_only_on_the_stored_configuration() -> None:
+    from bpe_course.bench.repeat import expect, machine_note
+
+    stored = pd.DataFrame(
+        {"job": ["v1", "v2"] * 3, "repeat": [0, 0, 1, 1, 2, 2], "seconds": [4, 2, 9, 3, 8, 1]}
+    ).assign(size="1MB", vocab_size=2000, **machine_note())
+    same = expect(stored, "v1", "v2", this_run={"size": "1MB", "vocab_size": 2000})
+    assert "by a ratio near the stored 3.0x" in same
+    other = expect(stored, "v1", "v2", this_run={"size": "200KB", "vocab_size": 2000})
+    assert "near the stored" not in other
+    assert "V2 ahead of V1, the ranges apart" in other
+    assert "is for size 1MB, this run's for size 200KB: another configuration" in other

@@ -189,16 +189,36 @@ def where_measured(table: pd.DataFrame) -> str:
     return f"{first['machine']}, {first['cores']} cores{loads}, {first['date']}"
 
 
-def expect(stored: pd.DataFrame, slower: str, faster: str) -> str:
-    """The "what you should see" line of a comparison, from the stored full-size runs."""
+def expect(
+    stored: pd.DataFrame,
+    slower: str,
+    faster: str,
+    this_run: Mapping[str, object] | None = None,
+) -> str:
+    """The "what you should see" line of a comparison, from the stored full-size runs.
+
+    ``this_run``: the live run's settings, as columns of ``stored`` (``{"size": "200KB",
+    "vocab_size": 600}``). Where one differs from the stored runs', the line names both settings
+    and expects the stored order, not the stored ratio: a ratio measured on another
+    configuration is no yardstick for this one."""
     ratio = ratio_spread(stored, slower, faster)
     s, f = slower.upper(), faster.upper()
-    if apart(stored, slower, faster):
+    first, here = stored.iloc[0], dict(this_run or {})
+    differ = [key for key, value in here.items() if str(first[key]) != str(value)]
+    if not apart(stored, slower, faster):
+        seen = f"no clear winner between {s} and {f}: the stored ranges overlap"
+    elif not differ:
         seen = (
             f"{f} ahead of {s}, the ranges apart, by a ratio near the stored {ratio.text('x', 1)}"
         )
     else:
-        seen = f"no clear winner between {s} and {f}: the stored ranges overlap"
+        stored_at = ", ".join(f"{key.replace('_', ' ')} {first[key]}" for key in differ)
+        here_at = ", ".join(f"{key.replace('_', ' ')} {here[key]}" for key in differ)
+        seen = (
+            f"{f} ahead of {s}, the ranges apart; the stored ratio, {ratio.text('x', 1)}, is for "
+            f"{stored_at}, this run's for {here_at}: another configuration, so expect a ratio of "
+            "its own (full mode runs the stored configuration)"
+        )
     return f"what you should see: {seen}; stored on {where_measured(stored)}"
 
 

@@ -7,6 +7,7 @@ plots and tests quote them identically. They are never used as expected results 
 from __future__ import annotations
 
 V1_V5_POST = "the V1-V5 post (five optimized BPE trainers; Apple M3 Max, Python 3.12, 4 workers)"
+POST_WORKERS = 4  # the worker processes the V1-V5 post's V3 to V5 counted words with
 FAST_MAX_POST = "the post 'From Hours to Seconds: Optimising BPE Tokeniser Training'"
 
 # Corpus shape of TinyStories V2 valid prefixes, from the V1-V5 post's benchmark tables:

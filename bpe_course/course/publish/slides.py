@@ -64,7 +64,7 @@ SLIDES: dict[str, dict[str, str]] = {
     "07_v3_parallel": {
         "0": "slide", "2": "slide", "3": "subslide", "4": "-", "5": "slide", "5-exercise": "-",
         "6": "-", "7-solution": "subslide", "8": "subslide", "9": "slide", "10": "-", "11": "slide",
-        "12": "subslide", "13": "-", "15": "subslide", "16": "notes",
+        "12": "subslide", "13": "-", "15": "subslide", "15-read": "notes", "16": "notes",
     },
     "08_v4_inverted_index": {
         "0": "slide", "2": "slide", "3": "-", "4": "slide", "4-exercise": "-", "5": "-",
