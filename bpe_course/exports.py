@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bpe_course.errors import BPEInputError
 from bpe_course.files import write_atomically
 from bpe_course.formats import token_to_text, vocab_as_text
 from bpe_course.pretokenize import GPT2_PATTERN
@@ -72,9 +73,23 @@ def save_hugging_face(tokenizer: Tokenizer, path: str | os.PathLike[str]) -> Pat
 
 def tiktoken_ranks(tokenizer: Tokenizer) -> dict[bytes, int]:
     """tiktoken's ``mergeable_ranks``: each ordinary token's bytes -> the id our encoder emits.
-    tiktoken merges the adjacent pair whose concatenation has the lowest rank, which is the merge
-    order because a merged token's id is its merge's rank + a constant."""
+
+    tiktoken merges the adjacent pair whose concatenation has the lowest rank. A merged token's id
+    is its merge's rank plus a constant, so that is the merge order as long as no two merges make
+    the same bytes, which training never does. A merges list written otherwise (``ab`` + ``c``,
+    then later ``a`` + ``bc``) has one entry for ``abc`` here, at the earlier rank, and tiktoken
+    would apply the later merge too early: such a tokenizer is refused, naming the two merges.
+    """
     specials = {token.encode("utf-8") for token in tokenizer.special_tokens}
+    made: dict[bytes, tuple[bytes, bytes]] = {}
+    for left, right in tokenizer.merges:
+        first = made.setdefault(left + right, (left, right))
+        if first != (left, right):
+            raise BPEInputError(
+                f"tiktoken cannot encode as this tokenizer does: the merges {first!r} and "
+                f"{(left, right)!r} both make {left + right!r}, and tiktoken ranks tokens, not "
+                "merges (export it for Hugging Face instead, which keeps the merges)"
+            )
     return {token: i for token, i in tokenizer.token_ids.items() if token not in specials}
 
 

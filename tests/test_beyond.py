@@ -90,6 +90,7 @@ def test_a_readers_trainer_is_drawn_beside_v4_and_v5() -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_memory_over_time_counts_the_workers(tmp_path, monkeypatch) -> None:
     from bpe_course.bench import memory
+    from bpe_course.bench.machine import machine_label
 
     path = tmp_path / "corpus.txt"
     path.write_text(("a story of some words, told twice. " * 40 + "<|endoftext|>") * 3000)
@@ -101,6 +102,10 @@ def test_memory_over_time_counts_the_workers(tmp_path, monkeypatch) -> None:
     assert len(samples) >= 1 and (samples["rss_mb"] > 0).all()
     assert samples["command"].iloc[0].startswith("python -m bpe_course.bench.memory ")
     assert samples["note"].iloc[0] == "a test corpus" and samples["merges"].iloc[0] > 0
+    # where it ran, on how many cores and workers, how often it sampled: the notebook prints them
+    summary = memory.summarize(samples)
+    assert summary["machine"] == machine_label() and summary["workers"] == 2
+    assert summary["interval_s"] == 0.01 and summary["peak_rss_children_mb"] > 0
 
 
 def test_a_size_with_a_decimal_point_names_the_course_corpus(tmp_path, monkeypatch) -> None:

@@ -108,6 +108,21 @@ def test_train_bpe_learns_the_same_merges(client, shards) -> None:
     assert train_bpe(shards, 500, [EOT], version="v2", scheduler=address) == expected
 
 
+def test_an_added_partial_count_is_freed_on_its_worker(client, shards, local_counts) -> None:
+    # The client lets go of two partial counts once their sum is submitted, so the workers keep
+    # only the partial counts still to be added: by the last sum, not the 2n - 1 results of a run.
+    held: list[int] = []
+
+    def count_keys(future) -> None:
+        held.append(sum(len(keys) for keys in client.has_what().values()))
+
+    tasks = 24
+    counts = count_words_on_cluster(shards, [EOT], client=client, tasks=tasks, on_done=count_keys)
+    assert counts == local_counts
+    assert len(held) == 2 * tasks - 1
+    assert held[-1] < tasks // 2, held
+
+
 def test_a_worker_killed_mid_run_costs_a_retry_not_the_result(client, shards, local_counts) -> None:
     before = set(client.run(os.getpid).values())
     killed: list[tuple[str, int]] = []

@@ -22,6 +22,9 @@ def test_each_term() -> None:
     assert terms["reduce_s"] == pytest.approx(math.ceil(math.log2(terms["tasks"])) * 0.05)
     parts = ("start_s", "count_s", "tasks_s", "reduce_s", "merge_s")
     assert terms["total_s"] == pytest.approx(sum(terms[p] for p in parts))
+    # the lower bound shares the tasks' own cost among the cores; the rest is the same
+    assert terms["tasks_shared_s"] == pytest.approx(terms["tasks_s"] / 8)
+    assert terms["lower_s"] == pytest.approx(terms["total_s"] - terms["tasks_s"] * (1 - 1 / 8))
 
 
 def test_many_cores_mean_four_tasks_each_and_the_fixed_terms_remain() -> None:
@@ -29,6 +32,7 @@ def test_many_cores_mean_four_tasks_each_and_the_fixed_terms_remain() -> None:
     assert large["tasks"] == 4 * 512
     assert large["count_s"] < small["count_s"] and large["tasks_s"] > small["tasks_s"]
     assert large["total_s"] > COSTS.start_s + COSTS.merge_s
+    assert COSTS.start_s + COSTS.merge_s < large["lower_s"] < small["lower_s"]
 
 
 def test_costs_come_from_the_largest_size() -> None:

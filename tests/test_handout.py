@@ -211,6 +211,21 @@ def test_show_source_hides_a_function_as_one_line() -> None:
     assert "SOLUTION" not in shown  # no mark left dangling where the solution was
 
 
+def test_the_capstones_loop_is_cut_wherever_it_is_shown_before_the_capstone() -> None:
+    # V5's and fast max's loops are the pieces of 08 and 09 put together, as the capstone is:
+    # notebooks 09 and 10 show their modules with the loop cut to one line saying who asks for it.
+    from bpe_course.trainers import fast_max, v4_inverted_index, v5_heap
+
+    v5 = show_source_before(v5_heap, "pop_best").data
+    assert "def merge_loop(...): ...  # notebook 10's exercise, train_bpe, asks you to" in v5
+    assert "pushes += push_changes(heap, pair_counts, deltas, keys)" not in v5
+    assert "def push_changes(" in v5 and f"def pop_best(...): ...  # {HIDDEN}" in v5
+    fast = show_source_before(fast_max, "train_bpe").data
+    assert f"def merge_loop(...): ...  # {HIDDEN}" in fast and "def move_pairs(" in fast
+    # V4's loop scans for the max: its own design, shown whole before its exercise
+    assert "def merge_loop(" in show_source_before(v4_inverted_index, "rewrite_words").data
+
+
 @pytest.mark.parametrize("stem", EXERCISE_NOTEBOOKS)
 def test_the_notebooks_show_no_answer_before_their_exercise(stem) -> None:
     cells = nbformat.read(notebooks_dir() / f"{stem}.ipynb", as_version=4).cells

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+import warnings
 
 import pytest
 import tiktoken
@@ -15,9 +16,17 @@ from hypothesis import strategies as st
 from bpe_course import train_bpe
 from bpe_course.corpora.datasets import generated_corpus
 from bpe_course.errors import BPEInputError
-from bpe_course.exports import save_hugging_face, save_tiktoken, tiktoken_encoding
+from bpe_course.exports import (
+    hugging_face_json,
+    save_hugging_face,
+    save_tiktoken,
+    tiktoken_encoding,
+    tiktoken_ranks,
+)
 from bpe_course.formats import TokenizerFileError, load_gpt2
+from bpe_course.pretokenize import GPT2_PATTERN
 from bpe_course.tokenizer import REPAIR, Tokenizer
+from bpe_course.trainers import TRAINERS
 
 from .conftest import EOT, stdlib_corpus
 
@@ -231,10 +240,54 @@ def test_hugging_face_and_tiktoken_give_our_ids(stories, tmp_path) -> None:
     assert reloaded.encode(held_out, allowed_special="all") == expected
 
 
+# Two merges that make the same bytes: allowed in a merges list, never made by training.
+HAND_MERGES = [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c"), (b"bc", b"d"), (b"a", b"bc")]
+
+
+def hand_tokenizer() -> Tokenizer:
+    vocab = {i: bytes([i]) for i in range(256)}
+    for left, right in HAND_MERGES:
+        vocab[len(vocab)] = left + right
+    return Tokenizer(vocab, HAND_MERGES)
+
+
+def test_lowest_id_first_is_not_the_merge_order_when_two_merges_make_the_same_bytes() -> None:
+    # Notebook 12's exercise 3: "abc" is ab + c (rank 2) and a + bc (rank 4). In GPT-2's order
+    # (bc, d) at rank 3 comes before (a, bc); tiktoken's rule, the joined bytes' lowest rank,
+    # takes "abc" at rank 2 first.
+    hand = hand_tokenizer()
+    assert [hand.vocab[i] for i in hand.encode("abcd")] == [b"a", b"bcd"]
+    hf = tokenizers.Tokenizer.from_str(json.dumps(hugging_face_json(hand)))
+    assert hf.encode("abcd").ids == hand.encode("abcd")  # Hugging Face keeps the merges
+    ranks = {token: i for token, i in hand.token_ids.items()}
+    lowest_first = tiktoken.Encoding(
+        "hand", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
+    assert [hand.vocab[i] for i in lowest_first.encode("abcd")] == [b"abc", b"d"]
+    with pytest.raises(BPEInputError, match=r"both make b'abc'"):
+        tiktoken_ranks(hand)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(alphabet="abc", min_size=2, max_size=7).map(str.encode),
+        st.integers(1, 6),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_training_never_makes_the_same_bytes_twice(word_counts) -> None:
+    # Why tiktoken agrees with every tokenizer the course trains (notebook 12, exercise 3).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a small text runs out of pairs before 30 merges
+        vocab, merges = TRAINERS["v1"].merge_loop(word_counts, 256 + 30)
+    made = [left + right for left, right in merges]
+    assert len(set(made)) == len(made)
+
+
 @pytest.fixture(scope="module")
 def references(stories):
-    from bpe_course.exports import hugging_face_json
-
     ours, _ = stories
     hf = tokenizers.Tokenizer.from_str(json.dumps(hugging_face_json(ours)))
     return ours, hf, tiktoken_encoding(ours)

@@ -261,10 +261,15 @@ def estimate(costs: Costs, corpus_bytes: float, cores: int) -> dict[str, float]:
 
     - counting: the bytes divided among the cores at the measured per-core throughput (storage
       assumed to keep up, the cores as fast as these);
-    - tasks: four tasks per core, at most ``TASK_BYTES`` each, plus one sum per task but one; the
-      scheduler handles tasks one at a time, so their own cost is charged in full, not shared;
+    - tasks: four tasks per core, at most ``TASK_BYTES`` each, plus one sum per task but one,
+      each at the measured cost of a task that counts nothing;
     - reduce: after the last count, a chain of sums as deep as the tree, ``log2(tasks)``;
     - start and merge: once each, the merge loop on one core.
+
+    Two totals, which differ only in the tasks' own cost: ``total_s`` charges it in full, one
+    task after another, as if the scheduler handled every part of it alone (pessimistic: part of
+    it is the workers' and is shared among them); ``lower_s`` shares it among the cores
+    (``tasks_shared_s``), every other term being at its most favourable reading too.
     """
     tasks = max(math.ceil(corpus_bytes / TASK_BYTES), 4 * cores)
     terms = {
@@ -274,7 +279,13 @@ def estimate(costs: Costs, corpus_bytes: float, cores: int) -> dict[str, float]:
         "reduce_s": math.ceil(math.log2(tasks)) * costs.add_s,
         "merge_s": costs.merge_s,
     }
-    return {"tasks": tasks} | terms | {"total_s": sum(terms.values())}
+    total = sum(terms.values())
+    shared = terms["tasks_s"] / cores
+    return (
+        {"tasks": tasks}
+        | terms
+        | {"total_s": total, "tasks_shared_s": shared, "lower_s": total - terms["tasks_s"] + shared}
+    )
 
 
 # --- The grid ------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ and writes one row per sample: ``seconds``, ``rss_mb`` (the sum over the process
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import shlex
@@ -24,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from bpe_course.bench.harness import kill_group
+from bpe_course.bench.machine import machine_label
 from bpe_course.bench.worker import PARENT_VARIABLE
 from bpe_course.corpora.datasets import resolve_corpus
 from bpe_course.errors import BPEInputError
@@ -100,17 +102,33 @@ def sample_run(spec: dict, interval: float = 0.2) -> tuple[list[dict], dict]:
     return samples, result
 
 
+# What a run records about itself beside its samples (tables stored before a column existed lack it).
+RECORDED = (
+    "load_1m",
+    "peak_rss_mb",
+    "peak_rss_children_mb",
+    "workers",
+    "machine",
+    "date",
+    "interval_s",
+)
+
+
 def summarize(samples) -> dict:
     """One run's row from its samples table (as :func:`main` writes it): size, phases, peak
     memory over all processes, CPU seconds of all of them, and the command."""
     last = samples.iloc[-1]
     keys = ("corpus", "size_bytes", "pretokenize_s", "merge_s", "total_s", "words", "merges")
-    return {key: last[key] for key in keys} | {
-        "peak_mb": float(samples["rss_mb"].max()),
-        "cpu_s": float(samples["cpu_s"].max()),
-        "processes": int(samples["processes"].max()),
-        "command": last["command"],
-    }
+    return (
+        {key: last[key] for key in keys}
+        | {
+            "peak_mb": float(samples["rss_mb"].max()),
+            "cpu_s": float(samples["cpu_s"].max()),
+            "processes": int(samples["processes"].max()),
+            "command": last["command"],
+        }
+        | {key: last[key] for key in RECORDED if key in samples}
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -137,7 +155,16 @@ def main(argv: list[str] | None = None) -> None:
     table = pd.DataFrame(samples)
     arguments = sys.argv[1:] if argv is None else argv
     command = shlex.join(["python", "-m", "bpe_course.bench.memory", *arguments])
-    extra = {"version": args.version, "corpus": corpus.name, "command": command, "note": args.note}
+    extra = {
+        "version": args.version,
+        "corpus": corpus.name,
+        "command": command,
+        "note": args.note,
+        "workers": args.workers,
+        "machine": machine_label(),  # where, and on how many cores, beside the load in the result
+        "date": datetime.date.today().isoformat(),
+        "interval_s": args.interval,  # a peak shorter than this can fall between two samples
+    }
     for key, value in {**result, **extra}.items():
         table[key] = value
     table["size_bytes"] = corpus.stat().st_size

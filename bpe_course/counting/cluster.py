@@ -390,9 +390,11 @@ def map_reduce(
 
     # pure=False: keys unique to this run, so a file changed since an earlier run is read again
     counting = {client.submit(count_on_worker, task, pure=False): task.size for task in tasks}
-    submitted = list(counting)
-    bar = progress_bar(progress, 2 * len(submitted) - 1, "count + add (Dask)", "task")
-    finished = as_completed(submitted)  # yields futures, never their results: nothing gathered
+    bar = progress_bar(progress, 2 * len(counting) - 1, "count + add (Dask)", "task")
+    finished = as_completed(list(counting))  # yields futures, never their results: nothing gathered
+    # The futures this loop still holds: a result nobody holds is freed on its worker once the sum
+    # that reads it is done, so the workers keep only the partial counts still to be added.
+    waiting: set[Future] = set(counting)
     unpaired: Future | None = None
     try:
         for future in finished:
@@ -400,15 +402,17 @@ def map_reduce(
                 future.result()  # raises the task's error here, on the client: the run stops
             if bar is not None:
                 bar.update(1)
-            if on_counted is not None and future in counting:
-                on_counted(counting[future])
+            size = counting.pop(future, None)
+            if on_counted is not None and size is not None:
+                on_counted(size)
             if on_done is not None:
                 on_done(future)
             if unpaired is None:
                 unpaired = future
                 continue
             total = client.submit(add_counts, unpaired, future, priority=1, pure=False)
-            submitted.append(total)
+            waiting -= {unpaired, future}
+            waiting.add(total)
             finished.add(total)
             unpaired = None
         assert unpaired is not None  # the loop ends on the one sum nothing else was added to
@@ -419,7 +423,7 @@ def map_reduce(
             "see the workers' logs (out of memory?)"
         ) from None
     finally:
-        client.cancel([f for f in submitted if not f.done()])
+        client.cancel([f for f in waiting if not f.done()])
         if bar is not None:
             bar.close()
 

@@ -68,6 +68,10 @@ class Exercise:
     # The package's functions that give the whole answer (default: the solution alone): a student's
     # function that calls one is not graded as theirs (:mod:`bpe_course.course.exercises.watch`).
     course_answers: Callable[[], tuple[Callable, ...]] | None = None
+    # The package's code, besides the solution, that writes the answer out in full: never shown
+    # before the exercise (:func:`~bpe_course.course.exercises.prompts.show_source_before` cuts it
+    # to one line). The capstone's: V5's and fast max's merge loops, the exercises put together.
+    written_out_by: tuple[Callable, ...] = ()
 
     @property
     def answer_function(self) -> Callable:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from bpe_course.errors import BPEInputError
 
@@ -38,12 +38,13 @@ def replace_regions(source: str, stub: str) -> str:
 HIDDEN = "the exercise below asks you to write this"
 
 
-def hidden_source(source: str, hide: Iterable[str]) -> str:
+def hidden_source(source: str, hide: Iterable[str] | Mapping[str, str]) -> str:
     """``source`` with each definition named in ``hide`` (at any depth) cut to one line:
-    ``def name(...): ...  # the exercise below asks you to write this``. A name the source
-    does not define hides nothing."""
-    hide = set(hide)
-    if not hide:
+    ``def name(...): ...  # the exercise below asks you to write this``, or, when ``hide`` maps
+    names to notes, the name's note after the ``#``. A name the source does not define hides
+    nothing."""
+    notes = dict(hide) if isinstance(hide, Mapping) else dict.fromkeys(hide, HIDDEN)
+    if not notes:
         return source
     lines = source.splitlines(keepends=True)
     tree = ast.parse(textwrap.dedent(source))
@@ -51,7 +52,7 @@ def hidden_source(source: str, hide: Iterable[str]) -> str:
         node
         for node in ast.walk(tree)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and node.name in hide
+        and node.name in notes
     ]
     # From the last to the first, so earlier line numbers stay valid (a definition nested in a
     # hidden one is cut first, then goes with its parent).
@@ -60,5 +61,5 @@ def hidden_source(source: str, hide: Iterable[str]) -> str:
         line = lines[node.lineno - 1]
         indent = line[: len(line) - len(line.lstrip())]
         head = f"class {node.name}" if isinstance(node, ast.ClassDef) else f"def {node.name}(...)"
-        lines[first : node.end_lineno] = [f"{indent}{head}: ...  # {HIDDEN}\n"]
+        lines[first : node.end_lineno] = [f"{indent}{head}: ...  # {notes[node.name]}\n"]
     return "".join(lines)

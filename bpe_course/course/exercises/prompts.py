@@ -10,7 +10,7 @@ import inspect
 
 from IPython.display import Code, Markdown, display
 
-from bpe_course.course.exercises.catalog import get_exercise
+from bpe_course.course.exercises.catalog import EXERCISES, get_exercise
 from bpe_course.course.exercises.hiding import BEGIN, END, HIDDEN, hidden_source, replace_regions
 from bpe_course.course.exercises.stubs import function_stub
 
@@ -48,14 +48,32 @@ def show_exercise(name: str) -> object:
 
 def show_source_before(obj, exercise: str) -> object:
     """``obj``'s source as a notebook shows it before ``exercise``: the function the exercise
-    asks for (its solution), where that source defines it, printed as one placeholder line."""
-    # the solution's own definition, and any marked region of the code shown (a loop that
-    # writes the answer out, as V2's does)
-    hidden = hidden_source(
-        replace_regions(inspect.getsource(obj), f"...  # {HIDDEN}"),
-        [get_exercise(exercise).solution_function.__name__],
-    )
+    asks for (its solution), where that source defines it, printed as one placeholder line; so is
+    any code of ``obj`` that writes out the answer of this exercise or of a later one (the
+    capstone's loop, in V5 and fast max), each line saying which exercise asks for it."""
+    # the solution's own definition, any marked region of the code shown (a loop that writes the
+    # answer out, as V2's does), and the code that writes out this exercise's or a later one's
+    asked = get_exercise(exercise)
+    hide = {asked.solution_function.__name__: HIDDEN}
+    names = list(EXERCISES)
+    for later in reversed(names[names.index(asked.name) :]):  # this exercise's notes win
+        note = (
+            HIDDEN
+            if later == asked.name
+            else f"notebook {EXERCISES[later].notebook[:2]}'s exercise, {later}, asks you to write this"
+        )
+        for function in EXERCISES[later].written_out_by:
+            if _defines(obj, function):
+                hide[function.__name__] = note
+    hidden = hidden_source(replace_regions(inspect.getsource(obj), f"...  # {HIDDEN}"), hide)
     return Code(hidden, language="python")  # the regions went with their marks
+
+
+def _defines(obj, function) -> bool:
+    """Whether ``obj`` (a module or a function) is, or holds, ``function``'s definition."""
+    if inspect.ismodule(obj):
+        return function.__module__ == obj.__name__
+    return obj is function
 
 
 def show_solution(exercise: str, *also: str) -> object:
