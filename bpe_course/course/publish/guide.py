@@ -571,8 +571,8 @@ def stored_13() -> str:
     rows = [summarize(t) for t in large]
     loads = pd.concat([t["load_1m"] for t in large])
     lines.append(
-        "13, *OpenWebText scale* (stored, `memory_wide_*.csv`, fast on the generated wide text, "
-        f"one run a size, load average {_span(loads)}): "
+        "13, *OpenWebText's size, on generated text* (stored, `memory_wide_*.csv`, fast on the "
+        f"generated wide text, one run a size, load average {_span(loads)}): "
         + "; ".join(
             f"{r['size_bytes'] / 1e9:.3g} GB, {int(r['words']):,} distinct words, "
             f"{r['cpu_s'] / (r['size_bytes'] / 1e9):.0f} CPU seconds per GB, merge loop "
