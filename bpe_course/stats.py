@@ -50,6 +50,39 @@ def spread_by(rows: pd.DataFrame, keys: Sequence[str], metric: str) -> pd.DataFr
     return grouped.agg(["min", "median", "max", "count"]).reset_index()
 
 
+# --- Where a stored table was measured ------------------------------------------------------------
+
+# The columns a stored table may give the load in: machine_note's, the harness's, the ladder's.
+LOAD_COLUMNS = ("load_1min", "load_1m", "load_before")
+
+
+def where_measured(table: pd.DataFrame) -> str:
+    """A stored table's own account of where it was measured:
+    ``"Linux x86_64 (vm), 2 cores, load average 1.9 to 3.2, 2026-11-24"``.
+
+    Any table of the course's: the machine (and its cores, from a ``cores`` column or the
+    machine's label), the 1-minute load average from whichever column holds it
+    (:data:`LOAD_COLUMNS`), and the dates. What a table does not store is said, never guessed:
+    ``cores not stored``, ``load not stored``."""
+    machines = ", ".join(sorted(set(table["machine"].astype(str))))
+    if "cores" in table.columns:
+        cores = ", ".join(str(c) for c in sorted(set(table["cores"])))
+        machines += f", {cores} cores"
+    elif "cores" not in machines:
+        machines += " (cores not stored)"
+    column = next((c for c in LOAD_COLUMNS if c in table.columns), None)
+    load = table[column].dropna() if column else pd.Series(dtype=float)
+    if len(load):
+        low, high = load.min(), load.max()
+        span = f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f} to {high:.1f}"
+        loads = f", load average {span}"
+    else:
+        loads = ", load not stored"
+    dates = sorted(set(table["date"].astype(str)))
+    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+    return f"{machines}{loads}, {when}"
+
+
 # --- The harness's table: one row per run of a (corpus size, vocab size, version) cell ----------
 
 _CELL = ["size_bytes", "size", "vocab_size", "version"]

@@ -14,7 +14,14 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 
-from bpe_course.bench.ladder import crossover, describe_crossover, findings, plan, save_counts
+from bpe_course.bench.ladder import (
+    crossover,
+    describe_crossover,
+    findings,
+    plan,
+    save_counts,
+    summary_cell,
+)
 from bpe_course.reference import post_v4, post_v5
 from bpe_course.reference.ladder import RUNGS
 from bpe_course.trainers import v1_naive
@@ -69,6 +76,10 @@ def test_the_options_refuse_what_they_do_not_know() -> None:
         post_v5.Design(compaction_factor=0.5)
     with pytest.raises(ValueError, match="find"):
         post_v4.Design(find="min")
+    with pytest.raises(ValueError, match="push_source"):
+        post_v5.Design(push_source="changes")  # the post's push and rewrite make no changes to read
+    with pytest.raises(ValueError, match="push_source"):
+        post_v5.Design(push_source="elsewhere")
 
 
 def test_compaction_threshold_changes_how_often_it_compacts() -> None:
@@ -121,7 +132,8 @@ def test_crossover_resolved_between_clear_points() -> None:
     table = curves([[2, 3, 4, 5], [2.2, 3.1, 4.1, 5.2]], [[1, 2.5, 5, 9], [1.1, 2.6, 5.5, 9.5]])
     result = crossover(table, "s", "5MB", "a5", "a4")
     assert result["v4_ahead_until"] == 500 and result["v5_ahead_from"] == 1000
-    assert describe_crossover(result).startswith("500-1,000 (repeats")
+    assert describe_crossover(result) == "500-1,000 (2 of 2 repeats cross, at 632-667)"
+    assert summary_cell(result) == "500-1,000 (2/2: 632-667)"
 
 
 def test_overlapping_repeats_are_not_a_crossover() -> None:
@@ -131,6 +143,10 @@ def test_overlapping_repeats_are_not_a_crossover() -> None:
     assert describe_crossover(result).startswith("none resolved below 1,000")
     never = crossover(curves([[2, 3, 6, 10]], [[1, 2, 5, 9]]), "s", "5MB", "a5", "a4")
     assert describe_crossover(never) == "V4 ahead to 2,000"
+    assert summary_cell(never) == "V4 ahead to 2,000"
+    ahead = crossover(curves([[0.5, 1, 2, 3]], [[1, 2, 5, 9]]), "s", "5MB", "a5", "a4")
+    assert describe_crossover(ahead) == "V5 ahead from 300"
+    assert summary_cell(ahead) == "V5 ahead from 300 (0/1)"
 
 
 def test_worker_traces_a_run_and_hashes_its_merges(tmp_path) -> None:

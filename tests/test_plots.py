@@ -167,6 +167,38 @@ def test_a_crossover_needs_ranges_apart_on_both_sides() -> None:
     assert found["faster_from"] is None and found["crossover"] is None
 
 
+def test_the_crossover_sentence_names_where_v5_is_apart_below_its_run() -> None:
+    # V5 apart and faster at 1000, overlapping at 500 and 2000, apart and faster from 4000 on:
+    # "below it the repeats overlap" would hide the clear lead at 1000 (issue 33).
+    from bpe_course.plots import describe_crossover
+    from bpe_course.stats import clear_crossover, repeat_ranges
+
+    v4 = [[1.0, 1.1, 1.2], [2.0, 2.1, 2.2], [4.0, 4.1, 4.2], [8.0, 8.1, 8.2]]
+    v5 = [[1.1, 1.2, 1.3], [1.5, 1.6, 1.7], [4.1, 4.2, 4.3], [4.0, 4.1, 4.2]]
+    found = clear_crossover(repeat_ranges(repeated({"v4": v4, "v5": v5})), "v4", "v5")
+    assert found["faster"] == [1000, 4000] and found["overlap"] == [500, 2000]
+    sentence = describe_crossover(found, "v4", "v5")
+    assert "below it the repeats overlap" not in sentence
+    assert sentence == (
+        "V5 is clearly faster from vocab 4,000; below it, clearly faster at 1,000; the repeats "
+        "overlap at 500 and 2,000; V5 is never clearly slower, so no crossover is resolved"
+    )
+    # Clearly slower at the smallest, apart and faster further up, overlapping in between.
+    v5[0] = [1.5, 1.6, 1.7]
+    sentence = describe_crossover(
+        clear_crossover(repeat_ranges(repeated({"v4": v4, "v5": v5})), "v4", "v5"), "v4", "v5"
+    )
+    assert "clearly slower at 500" in sentence and "clearly faster at 1,000" in sentence
+    assert sentence.endswith("so no crossover is resolved")
+    # Not clearly faster at the end: the sizes where it was are still named.
+    v5[3] = [7.9, 8.0, 8.5]
+    sentence = describe_crossover(
+        clear_crossover(repeat_ranges(repeated({"v4": v4, "v5": v5})), "v4", "v5"), "v4", "v5"
+    )
+    assert sentence.startswith("V5 is not clearly faster than V4 at the largest vocab size")
+    assert "clearly faster at 1,000" in sentence and "overlap at 2,000-4,000" in sentence
+
+
 def test_cumulative_time_and_where_one_overtakes() -> None:
     from bpe_course.plots import overtakes, plot_cumulative
 

@@ -198,6 +198,19 @@ def test_where_measured_names_machine_cores_and_load() -> None:
     text = where_measured(table)
     assert text.endswith(f"cores, load average 1.9 to 3.2, {table['date'][0]}")
     assert text.startswith(table["machine"][0])
+    # Any stored table: the load from the column it has, what it lacks said plainly.
+    ladder = pd.DataFrame(
+        {"machine": "Linux x86_64 (vm)", "load_before": [3.05, 9.47], "date": "2026-11-24"}
+    )
+    assert where_measured(ladder) == (
+        "Linux x86_64 (vm) (cores not stored), load average 3.0 to 9.5, 2026-11-24"
+    )
+    grid = pd.DataFrame(
+        {"machine": "the VM (Linux x86_64, 2 cores)", "date": ["2026-11-22", "2026-11-24"]}
+    )
+    assert where_measured(grid) == (
+        "the VM (Linux x86_64, 2 cores), load not stored, 2026-11-22 to 2026-11-24"
+    )
 
 
 def test_compare_and_expect_rank_only_apart_ranges() -> None:

@@ -205,15 +205,24 @@ def crossover(
     ``v4_ahead_until``: the largest vocab size where every repeat of ``v4`` beat every repeat of
     ``v5`` (None: never); ``v5_ahead_from``: the smallest vocab size from which every repeat of
     ``v5`` beats every repeat of ``v4`` to the end of the common range (None: not by its end);
-    ``repeats``: the crossover of each repeat's pair of curves (interpolated), for their range;
-    ``last``: the largest vocab size both were traced to.
+    ``repeats``: the crossover of each repeat's pair of curves (interpolated), for their range,
+    of the ``pairs`` repeat pairs measured (a pair whose ``v5`` is ahead from the first vocab size,
+    or never gets ahead, has none); ``first``, ``last``: the smallest and the largest vocab size
+    both were traced to.
     """
     traced = table[table["traced"] & (table["shape"] == shape) & (table["size"] == size)]
     wide = traced[traced["rung"].isin([v5, v4])].pivot_table(
         index="vocab_size", columns=["rung", "repeat"], values=metric
     )
     if v5 not in wide.columns.get_level_values(0) or v4 not in wide.columns.get_level_values(0):
-        return {"v4_ahead_until": None, "v5_ahead_from": None, "repeats": [], "last": None}
+        return {
+            "v4_ahead_until": None,
+            "v5_ahead_from": None,
+            "repeats": [],
+            "pairs": 0,
+            "last": None,
+            "first": None,
+        }
     wide = wide.dropna()
     fast, slow = wide[v5], wide[v4]
     v5_clear = below(fast.max(axis=1), slow.min(axis=1))  # every repeat of v5 ahead
@@ -226,7 +235,8 @@ def crossover(
             break
         v5_from = v
     per_repeat = []
-    for repeat in sorted(set(fast.columns) & set(slow.columns)):
+    pairs = sorted(set(fast.columns) & set(slow.columns))
+    for repeat in pairs:
         point = crossover_vocab(vocabs, list(fast[repeat] - slow[repeat]))
         if point is not None:
             per_repeat.append(point)
@@ -234,6 +244,7 @@ def crossover(
         "v4_ahead_until": v4_until,
         "v5_ahead_from": v5_from,
         "repeats": per_repeat,
+        "pairs": len(pairs),
         "last": vocabs[-1] if vocabs else None,
         "first": vocabs[0] if vocabs else None,
     }
@@ -246,8 +257,7 @@ def describe_crossover(result: dict) -> str:
     )
     if last is None:
         return "not measured"
-    spread = result["repeats"]
-    runs = f" (repeats {min(spread):,.0f}-{max(spread):,.0f})" if spread else ""
+    runs = f" ({repeats_crossing(result)})" if result["repeats"] else ""
     if start is None:
         return (f"V4 ahead to {last:,}" if until == last else f"none resolved to {last:,}") + runs
     if start == first:
@@ -255,6 +265,86 @@ def describe_crossover(result: dict) -> str:
     if until is None:
         return f"none resolved below {start:,}; V5 ahead from {start:,}" + runs
     return f"{until:,}-{start:,}" + runs
+
+
+def repeats_crossing(result: dict) -> str:
+    """``"3 of 3 repeats cross, at 349-360"``: how many repeat pairs of :func:`crossover`'s
+    result cross, and where (the interpolated crossover of each pair's curves)."""
+    spread = result["repeats"]
+    if not spread:
+        return f"0 of {result.get('pairs', 0)} repeats cross"
+    low, high = min(spread), max(spread)
+    where = f"{low:,.0f}" if round(low) == round(high) else f"{low:,.0f}-{high:,.0f}"
+    return f"{len(spread)} of {result.get('pairs', len(spread))} repeats cross, at {where}"
+
+
+def summary_cell(result: dict) -> str:
+    """A short cell of :func:`crossover_summary`: the resolved interval or ``none``, and
+    ``(k/n: a-b)``, the repeat pairs that cross and where."""
+    until, start, last, first = (
+        result.get(k) for k in ("v4_ahead_until", "v5_ahead_from", "last", "first")
+    )
+    if last is None:
+        return "not measured"
+    spread, pairs = result["repeats"], result.get("pairs", 0)
+    crossing = f"{len(spread)}/{pairs}"
+    if spread:
+        low, high = min(spread), max(spread)
+        crossing += f": {low:,.0f}" if round(low) == round(high) else f": {low:,.0f}-{high:,.0f}"
+    if until is not None and start is not None:
+        return f"{until:,}-{start:,} ({crossing})"
+    if start is None and until == last:
+        return f"V4 ahead to {last:,}"
+    if start == first and not spread:
+        return f"V5 ahead from {first:,} ({crossing})"
+    return f"none ({crossing})"
+
+
+def crossover_summary(
+    table: pd.DataFrame, v4: str = "p4", rungs=MAIN_V5, metric: str = "cpu_s"
+) -> pd.DataFrame:
+    """Rows: the ``rungs`` measured; columns: the corpora; cells: :func:`summary_cell` of the
+    rung against the V4 rung ``v4``. Short enough for a projected slide, nothing cut."""
+    cells = {}
+    measured = set(table["rung"])
+    for name in rungs:
+        if name not in measured:
+            continue
+        cells[name] = {
+            f"{shape} {size}": summary_cell(crossover(table, shape, size, name, v4, metric))
+            for shape, size in corpora(table)
+        }
+    out = pd.DataFrame(cells).T
+    out.index.name = f"rung (against {v4})"
+    return out
+
+
+def against(
+    table: pd.DataFrame, rung: str, v4: str, vocab_size: int, metric: str = "cpu_s"
+) -> list[str]:
+    """Rung ``rung`` against the V4 rung ``v4``, corpus by corpus, in one line each: how many
+    repeat pairs cross and where, the time of ``rung`` over the time of ``v4`` at ``vocab_size``
+    paired by repeat (median and range), and whether the ranges resolve a crossover."""
+    lines = []
+    at = table[table["traced"] & (table["vocab_size"] == vocab_size)]
+    times = at.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
+    for shape, size in corpora(table):
+        result = crossover(table, shape, size, rung, v4, metric)
+        if result["last"] is None:
+            continue
+        ratio = (times[rung] / times[v4]).loc[(shape, size)].dropna()
+        until, start = result["v4_ahead_until"], result["v5_ahead_from"]
+        resolved = (
+            f"the ranges resolve it at {until:,}-{start:,}"
+            if until is not None and start is not None
+            else "the ranges resolve no crossover"
+        )
+        lines.append(
+            f"{shape} {size}: {repeats_crossing(result)}; {rung} / {v4} at vocab {vocab_size:,}, "
+            f"paired by repeat: {ratio.median():.2f} ({ratio.min():.2f}-{ratio.max():.2f}); "
+            f"{resolved}"
+        )
+    return lines
 
 
 def ladder_table(

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from bpe_course.bench.beyond import paired_ratios
-from bpe_course.stats import ranges_apart, ranked
+from bpe_course.stats import ranges_apart, ranked, where_measured
 
 T = TypeVar("T")
 
@@ -175,18 +175,6 @@ def machine_note() -> dict[str, Any]:
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d"),
     }
-
-
-def where_measured(table: pd.DataFrame) -> str:
-    """A stored table's own account of where it was measured (columns of :func:`machine_note`):
-    ``"Linux x86_64 (vm), 2 cores, load average 1.9 to 3.2, 2026-11-24"``."""
-    first = table.iloc[0]
-    load = table["load_1min"].dropna()
-    span = (
-        f"{load.min():.1f}" if load.min() == load.max() else f"{load.min():.1f} to {load.max():.1f}"
-    )
-    loads = f", load average {span}" if len(load) else ""
-    return f"{first['machine']}, {first['cores']} cores{loads}, {first['date']}"
 
 
 def expect(

@@ -121,26 +121,62 @@ def ranges_apart(table: pd.DataFrame, metric: str, versions: tuple[str, str]) ->
 
 
 def describe_crossover(result: Crossover, slow: str, fast: str) -> str:
-    """One sentence for :func:`bpe_course.stats.clear_crossover`'s result, naming the versions."""
+    """One sentence for :func:`bpe_course.stats.clear_crossover`'s result, naming the versions.
+    Every vocab size measured is accounted for: where ``fast`` is clearly faster, clearly slower,
+    or where the repeats overlap, so the sentence never says more than the measurements do."""
     s, f = version_label(slow), version_label(fast)
+    grid = sorted(result["faster"] + result["slower"] + result["overlap"])
     if result["crossover"] is not None:
         return (
             f"{f} is clearly slower up to vocab {max(result['slower']):,}, clearly faster from "
             f"{result['faster_from']:,}: they cross near {result['crossover']:,.0f}"
         )
-    if result["faster_from"] is not None and not result["slower"] and not result["overlap"]:
+    start = result["faster_from"]
+    if start is not None and start == grid[0]:
         return f"{f} is clearly faster than {s} at every vocab size measured"
-    if result["faster_from"] is not None:
-        slower = ", ".join(f"{v:,}" for v in result["slower"])
+    if start is not None:
+        below = [v for v in grid if v < start]
         return (
-            f"{f} is clearly faster from vocab {result['faster_from']:,}"
-            + (f", clearly slower at {slower}; the repeats overlap in between" if slower else "")
-            + ("" if slower else "; below it the repeats overlap")
+            f"{f} is clearly faster from vocab {start:,}; below it, "
+            + _where(result, below, grid, f)
             + ", so no crossover is resolved"
         )
-    if result["slower"] and not result["faster"]:
-        return f"{f} is never clearly faster than {s} here"
-    return f"the repeats of {s} and {f} overlap: no clear winner"
+    if not result["faster"] and not result["overlap"]:
+        return f"{f} is clearly slower than {s} at every vocab size measured"
+    return f"{f} is not clearly faster than {s} at the largest vocab size measured: " + _where(
+        result, grid, grid, f
+    )
+
+
+def _where(result: Crossover, vocabs: list[int], grid: list[int], fast: str) -> str:
+    """``"clearly faster at 500-1,250; the repeats overlap at 300 and 1,500; never clearly
+    slower"``: each of ``vocabs`` in its category, runs of neighbouring grid points joined."""
+    parts = []
+    for where, words in (
+        (result["faster"], "clearly faster at"),
+        (result["slower"], "clearly slower at"),
+    ):
+        mine = [v for v in vocabs if v in where]
+        if mine:
+            parts.append(f"{words} {_spans(mine, grid)}")
+    overlap = [v for v in vocabs if v in result["overlap"]]
+    if overlap:
+        parts.append(f"the repeats overlap at {_spans(overlap, grid)}")
+    if not result["slower"]:
+        parts.append(f"{fast} is never clearly slower")
+    return "; ".join(parts)
+
+
+def _spans(vocabs: list[int], grid: list[int]) -> str:
+    """``[500, 750, 1000, 1500]`` on a grid with 1250 between: ``"500-1,000 and 1,500"``."""
+    runs: list[list[int]] = []
+    for vocab in vocabs:
+        if runs and grid.index(vocab) == grid.index(runs[-1][-1]) + 1:
+            runs[-1].append(vocab)
+        else:
+            runs.append([vocab])
+    texts = [f"{r[0]:,}" if len(r) == 1 else f"{r[0]:,}-{r[-1]:,}" for r in runs]
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 
 def plot_crossover(

@@ -16,7 +16,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from bpe_course.plots import style
 from bpe_course.reference.ladder import MAIN_V4, MAIN_V5, RUNGS, corpora
-from bpe_course.stats import bands
+from bpe_course.stats import bands, where_measured
 
 VOCAB_TICKS = (300, 500, 1000, 2000, 5000, 10000)
 # A rung's colour: a name or an RGBA tuple (what a colormap gives).
@@ -34,7 +34,8 @@ def rung_colors(names: Iterable[str]) -> dict[str, Color]:
     ramp = matplotlib.colormaps["viridis"]
     v5 = [n for n in names if RUNGS[n].kind == "v5"]
     v4 = [n for n in names if RUNGS[n].kind == "v4"]
-    colors: dict[str, Color] = {n: ramp(i / max(1, len(v5) - 1) * 0.92) for i, n in enumerate(v5)}
+    # viridis up to 0.8: its last fifth is yellow, which a projector washes out on white.
+    colors: dict[str, Color] = {n: ramp(i / max(1, len(v5) - 1) * 0.8) for i, n in enumerate(v5)}
     greys = ("#000000", "#6b6b6b", "#a8a8a8")
     colors.update({n: greys[i % len(greys)] for i, n in enumerate(v4)})
     return colors
@@ -44,7 +45,9 @@ def plot_ladder_curves(
     table: pd.DataFrame, rungs: Sequence[str] = MAIN_V5 + MAIN_V4, metric: str = "cpu_s"
 ) -> Figure:
     """One panel per corpus: each rung's merge-loop time against vocab size (median line, band
-    from the fastest to the slowest repeat), log axes; V4 rungs dashed."""
+    from the fastest to the slowest repeat), log axes; V4 rungs dashed. Pass the few ``rungs``
+    a reading is about (say the post's V5 and V4 and one step between): every rung at once is
+    a bundle of near-identical lines."""
     summary = bands(table, metric)
     pairs = corpora(table)
     columns = 2 if len(pairs) > 1 else 1
@@ -76,9 +79,10 @@ def plot_ladder_curves(
     runs = table[table["traced"]].groupby(["shape", "size", "rung"])["repeat"].nunique()
     repeats = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()}-{runs.max()}"
     fig.suptitle(
-        "The ladder: the post's V5 (dark) to the course's (light), one change a step; "
-        f"V4s dashed\nline: median of {repeats} repeats, band: fastest to "
-        f"slowest; {', '.join(sorted(set(table['machine'].astype(str))))}"
+        "The ladder: the post's V5 (dark) towards the course's (light), one change a step; "
+        f"V4s dashed\nline: median of {repeats} repeats, band: fastest to slowest\n"
+        f"{where_measured(table)}",
+        fontsize=style.SMALLEST + 1,
     )
     fig.tight_layout(rect=(0, 0.05 + 0.025 * len(rungs) / 2, 1, 1))
     return fig
@@ -120,9 +124,40 @@ def step_ratios(table: pd.DataFrame, vocab_size: int, metric: str = "cpu_s") -> 
         cells = {}
         for (shape, size), part in ratio.groupby(level=["shape", "size"]):
             cells[f"{shape} {size}"] = f"{part.median():.2f} ({part.min():.2f}-{part.max():.2f})"
-        rows[f"{name}: {rung.change} (from {rung.base})"] = cells
+        rows[f"{name} (from {rung.base})"] = cells
     out = pd.DataFrame(rows).T
     return out[[f"{s} {z}" for s, z in corpora(table) if f"{s} {z}" in out.columns]]
+
+
+def step_verdicts(
+    table: pd.DataFrame, vocab_size: int, steps: Sequence[str] = MAIN_V5[1:], metric: str = "cpu_s"
+) -> list[str]:
+    """For each step, the corpora where it was faster than the rung before in every repeat pair
+    at ``vocab_size``, slower in every pair, or where its pairs fall on both sides of 1 (a step
+    is read one repeat pair at a time, the two runs of one pass)."""
+    traced = table[table["traced"] & (table["vocab_size"] == vocab_size)]
+    times = traced.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
+    lines = []
+    for name in steps:
+        base = RUNGS[name].base
+        if name not in times or base not in times:
+            continue
+        ratio = (times[base] / times[name]).dropna()
+        kinds: dict[str, list[str]] = {"faster": [], "slower": [], "both sides of 1": []}
+        for shape, size in corpora(table):
+            if (shape, size) not in ratio.index.droplevel("repeat"):
+                continue
+            part = ratio.loc[(shape, size)]
+            kind = "faster" if part.min() > 1 else "slower" if part.max() < 1 else "both sides of 1"
+            kinds[kind].append(f"{shape} {size}")
+        said = [
+            (f"{kind} in every repeat pair on " if kind != "both sides of 1" else f"{kind} on ")
+            + ", ".join(where)
+            for kind, where in kinds.items()
+            if where
+        ]
+        lines.append(f"{name} [{RUNGS[name].change}]: " + "; ".join(said))
+    return lines
 
 
 def plot_ladder_steps(
@@ -163,6 +198,10 @@ def plot_ladder_steps(
         ax.grid(True, axis="y", which="both", alpha=0.3)
     axes[0][0].set_ylabel(METRIC_LABELS.get(metric, metric))
     axes[0][-1].legend(fontsize=style.SMALLEST, loc="upper right")
-    fig.suptitle("Each step of the V5 ladder (left: the post's V5; right: the course's)")
+    fig.suptitle(
+        "Each step of the V5 ladder (left: the post's V5; right: the course's)\n"
+        f"{where_measured(table)}",
+        fontsize=style.SMALLEST + 1,
+    )
     fig.tight_layout()
     return fig

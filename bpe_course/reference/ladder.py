@@ -4,9 +4,10 @@ the course's V4 the same way, so a timing can say which change moved the crossov
 Each rung is the rung above it plus one change (an option of
 :class:`bpe_course.reference.post_v5.Design` or :class:`bpe_course.reference.post_v4.Design`);
 side rungs change one factor of a ladder rung and go back (the collector with each kind of heap
-entry, the compaction threshold). Every rung is exact: it learns V1's merges (the tests check it).
-The last rungs run the course's own functions, and ``course V5`` is ``trainers/v5_heap.py``
-itself, so the top of the ladder can be checked against it.
+entry, the compaction threshold, where the top rung's pushes come from). Every rung is exact: it
+learns V1's merges (the tests check it). The last rungs run the course's own functions, and
+``course V5`` is ``trainers/v5_heap.py`` itself, so the top of the ladder can be checked against
+it.
 """
 
 from __future__ import annotations
@@ -86,6 +87,14 @@ RUNGS: dict[str, Rung] = {
             "rewrite",
             False,
             _v5(replace(_TOP5, compaction_factor=float("inf"))),
+        ),
+        Rung(
+            "changes",
+            "v5",
+            "pushes read off the count changes",
+            "rewrite",
+            False,
+            _v5(replace(_TOP5, push_source="changes")),
         ),
         Rung(
             "v5", "v5", "the course's V5 (trainers/v5_heap.py)", "rewrite", True, v5_heap.merge_loop

@@ -1,8 +1,9 @@
 """The V1-V5 post's V5, reproduced: the post's V4 plus a heap, built as the post builds it.
 
-Not the course's V5 (``trainers/v5_heap.py``). Read side by side, the two differ in six ways, and
-each is an option of :class:`Design`, so notebook 11 can turn the post's V5 into the course's one
-change at a time (the ladder of :mod:`bpe_course.reference.ladder`) and time every step:
+Not the course's V5 (``trainers/v5_heap.py``). Read side by side, the two differ in six ways of
+design, and a seventh way of carrying out the course's push: each is an option of :class:`Design`,
+so notebook 11 can turn the post's V5 into the course's one change at a time (the ladder of
+:mod:`bpe_course.reference.ladder`) and time every step:
 
 - ``entries``: the post's heap entries hold a pair of wrapper objects (``ReversedBytes``) compared
   by a Python method, so every comparison in the heap calls back into Python; the course's hold one
@@ -21,6 +22,18 @@ change at a time (the ladder of :mod:`bpe_course.reference.ladder`) and time eve
 - ``rewrite``: the post's word update (all of a word's pairs out of the counts and the index, the
   merged word's pairs back in; words as lists in a dict, ``defaultdict`` counts) against the
   course's V4 ``rewrite_words`` (one set of count changes per word; words as tuples).
+- ``push_source``: with the course's push and rewrite, where the pairs whose count rose come from:
+  ``"words"`` walks every pair of every rewritten word again after the merge and keeps those that
+  hold the new token (the post's loop pushes from the words it rewrote, and the reproduction
+  keeps that shape); ``"changes"`` reads them off the count changes ``rewrite_words`` returned, in the pass
+  that applies them (as the course's ``push_changes`` does). The same pairs are pushed, so the same
+  merges are learned; the second reads each change once instead of each pair of each word again.
+
+What remains between the top rung and ``trainers/v5_heap.py`` is not an option of :class:`Design`
+(the ladder's side rung ``changes`` against ``v5`` times it): the course looks a key up in a dict
+that makes a missing key itself (:class:`~bpe_course.trainers.v5_heap.PairKeys`) and drops a pair's
+key with the pair, where this module calls a function with a dict behind it; and when a callback
+listens, the course's loop reads a stage clock (``StageClock``) that this one does not.
 
 One fix, so that it is exact: the post's wrapper defines ``__lt__`` only. A tuple compares its
 items with ``==`` first, which for such a wrapper is identity, so two equal left tokens in
@@ -63,6 +76,7 @@ _CHOICES = {
     "push": ("every", "grown"),
     "compaction": ("valid", "live"),
     "rewrite": ("post", "course"),
+    "push_source": ("words", "changes"),
 }
 
 
@@ -77,6 +91,7 @@ class Design:
     compaction: str = "valid"
     compaction_factor: float = COMPACTION_FACTOR
     rewrite: str = "post"
+    push_source: str = "words"
 
     def __post_init__(self) -> None:
         for name, allowed in _CHOICES.items():
@@ -84,6 +99,11 @@ class Design:
                 raise ValueError(f"{name} must be one of {allowed}, not {getattr(self, name)!r}")
         if not self.compaction_factor >= 1:
             raise ValueError(f"compaction_factor must be at least 1, not {self.compaction_factor}")
+        if self.push_source == "changes" and (self.push, self.rewrite) != ("grown", "course"):
+            raise ValueError(
+                'push_source="changes" needs push="grown" and rewrite="course" (the count changes '
+                "come from the course's rewrite, and only the pairs whose count rose are pushed)"
+            )
 
 
 PUBLISHED = Design()
@@ -194,6 +214,7 @@ class _HeapRun:
         self.design = design
         self.post_rewrite = design.rewrite == "post"
         self.push_every = design.push == "every"
+        self.push_from_changes = design.push_source == "changes"
         if self.post_rewrite:
             self.words, self.counts, self.pair_counts, self.pair_to_words = post_v4.build_index(
                 word_counts
@@ -241,6 +262,12 @@ class _HeapRun:
         """Rewrite the words holding ``best``, push entries as the design says; the words touched."""
         if self.post_rewrite:
             rewritten, touched = self._rewrite_as_the_post(best, new_id)
+        elif self.push_from_changes:
+            deltas, touched = course_v4.rewrite_words(
+                best, new_id, self.words, self.counts, self.pair_to_words
+            )
+            self._push_from_changes(deltas)
+            return touched
         else:
             affected = list(self.pair_to_words[best])
             deltas, touched = course_v4.rewrite_words(
@@ -295,6 +322,23 @@ class _HeapRun:
             if valid_pairs is not None:
                 valid_pairs.add(pair)
         self.pushes += len(changed)
+
+    def _push_from_changes(self, deltas: Mapping[Pair, int]) -> None:
+        """Apply the count changes; push each pair whose count rose, in the same pass (as the
+        course's ``push_changes``: a pair's count rises only when it holds the new token)."""
+        heap, key, pair_counts = self.heap, self.key, self.pair_counts
+        get, heappush = pair_counts.get, heapq.heappush
+        for pair, delta in deltas.items():
+            if delta > 0:
+                count = pair_counts[pair] = get(pair, 0) + delta
+                heappush(heap, (-count, key(pair), pair))
+                self.pushes += 1
+            elif delta < 0:
+                count = pair_counts[pair] + delta
+                if count:
+                    pair_counts[pair] = count
+                else:
+                    del pair_counts[pair]
 
     def compact(self, best: Pair) -> None:
         """Rebuild the heap when it holds more than ``compaction_factor`` entries per pair: per

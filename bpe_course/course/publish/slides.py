@@ -83,11 +83,11 @@ SLIDES: dict[str, dict[str, str]] = {
         "9": "-", "11": "slide",
     },
     "11_crossover": {
-        "0": "slide", "5": "slide", "6": "-", "7": "subslide", "13": "notes", "14": "subslide",
-        "8": "slide", "c11-12": "subslide", "c11-13": "notes", "c11-15": "subslide",
-        "c11-16": "notes", "c11-17": "subslide", "c11-18": "subslide", "c11-20": "subslide",
-        "c11-22": "subslide", "c11-24": "slide", "12": "slide", "21": "subslide", "16": "slide",
-        "17": "subslide", "19": "slide", "22": "notes", "24": "slide",
+        "0": "slide", "5": "slide", "14": "subslide", "7": "subslide", "8": "slide",
+        "c11-12": "subslide", "c11-13": "notes", "c11-15": "subslide", "c11-16": "notes",
+        "c11-17": "subslide", "c11-reconcile": "slide", "c11-reconcile-code": "subslide",
+        "c11-19": "slide", "c11-20": "subslide", "c11-24": "slide", "c11-versions": "slide",
+        "16": "subslide", "c11-32": "subslide", "18": "notes", "24": "slide",
     },
     "12_using_the_tokenizer": {
         "0": "slide", "1": "-", "2": "-", "3": "slide", "4": "-", "5": "subslide", "6": "-",
