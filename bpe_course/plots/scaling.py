@@ -234,7 +234,7 @@ def _label_bars(ax: Axes, versions: Sequence[str], totals: pd.DataFrame, share: 
         ax.text(
             i,
             101,
-            f"{t['median']:.2g} s\n({t['min']:.2g}-{t['max']:.2g})",
+            f"{_seconds(t['median'])} s\n({_seconds(t['min'])}-{_seconds(t['max'])})",
             ha="center",
             va="bottom",
             fontsize=style.SMALLEST,
@@ -247,6 +247,11 @@ def _label_bars(ax: Axes, versions: Sequence[str], totals: pd.DataFrame, share: 
             va="center",
             fontsize=style.SMALLEST,
         )
+
+
+def _seconds(value: float) -> str:
+    """Two significant digits, never in exponent form (200, not 2e+02)."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
 
 
 def _phase_legend(ax: Axes) -> None:
