@@ -64,7 +64,8 @@ class Exercise:
     total_seconds: float = 120.0  # the whole grading
     case_seconds: Callable[[Any], float] | None = None  # a limit scaled to the input
     big_cases: Callable[[], list] | None = None  # after the search: the stories corpus
-    speed: Callable[[Any, float], tuple[bool, str]] | None = None  # (first big case, seconds)
+    # (first big case, seconds) -> (fast enough, the line, and optionally the limit in seconds)
+    speed: Callable[[Any, float], tuple] | None = None
     # The package's functions that give the whole answer (default: the solution alone): the
     # grader's child sees them withheld (:mod:`bpe_course.course.exercises.view`), and a student's
     # function that calls one is not graded as theirs.
