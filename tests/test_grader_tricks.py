@@ -202,6 +202,14 @@ def test_the_packages_own_function_object_is_not_a_pass() -> None:
     assert check("merge_word", solution=True).passed  # the course's own, graded as the course's
 
 
+def test_the_answer_key_passed_as_a_function_object_is_not_a_pass() -> None:
+    from bpe_course.course.exercises.cases import train_bpe
+
+    report = check("train_bpe", train_bpe.train_bpe)  # the capstone's answer key, in a notebook
+    assert report.status == "not done", report.text
+    assert f"uses bpe_course.course.exercises.cases, {UNAVAILABLE}" in report.text
+
+
 # Routes only the sandbox closes: outside it the rest of the package is on the disk the student's
 # code can read (the fallback says so in its one line).
 REAL = str(PACKAGE.parent)

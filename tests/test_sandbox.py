@@ -197,10 +197,13 @@ def test_killing_its_parent_is_one_line(tmp_path) -> None:
 
 
 def test_its_temp_folder_goes_however_the_grading_ends(tmp_path, monkeypatch) -> None:
+    import shutil
     import tempfile
 
-    temp = tmp_path / "temp"
-    temp.mkdir()
+    # The grader's temporary folder, a new one under /tmp (one nobody can pass through, for the
+    # fallback as root): what is left in it after the gradings is what they left.
+    temp = Path(tempfile.mkdtemp(prefix="bpe-course-test-temp-"))
+    temp.chmod(0o755)
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     stale = temp / f"{SCRATCH_PREFIX}999999999-left"  # a grader killed before it could clean
     stale.mkdir()
@@ -218,7 +221,9 @@ def test_its_temp_folder_goes_however_the_grading_ends(tmp_path, monkeypatch) ->
     )
     report = check("merge_word", student_file(tmp_path, "merge_word", killer))
     assert "killed (signal 9)" in report.text, report.text
-    assert list(temp.iterdir()) == []
+    left = list(temp.iterdir())
+    shutil.rmtree(temp, ignore_errors=True)
+    assert left == []
 
 
 # --- At most a minute ---------------------------------------------------------------------------
@@ -276,6 +281,40 @@ def test_the_view_holds_no_answer(name, tmp_path) -> None:
         [function] = [n for n in tree.body if getattr(n, "name", None) == answer.__name__]
         assert len(function.body) == 1 and isinstance(function.body[0], ast.Raise)
         assert "Withheld" in ast.unparse(function.body[0])
+
+
+def test_the_grader_runs_from_a_package_found_from_the_current_folder_under_tmp() -> None:
+    import shutil
+    import tempfile
+
+    # A checkout under /tmp, imported from the current folder (not installed): the child finds
+    # the package where the grader did, and /tmp's own walls do not hide it.
+    repo = Path(tempfile.mkdtemp(prefix="bpe-course-test-repo-"))
+    try:
+        repo.chmod(0o755)  # readable by nobody, for the fallback as root
+        shutil.copytree(PACKAGE, repo / "bpe_course", ignore=shutil.ignore_patterns("__pycache__"))
+        (repo / "pyproject.toml").write_text("")
+        student_file(repo, "mine", textwrap.dedent(MERGE_LOOP))
+        code = (
+            "import bpe_course\n"
+            "from bpe_course.exercises import check\n"
+            "print(bpe_course.__file__)\n"
+            "print(check('merge_word', 'mine.py'))\n"
+        )
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        result = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=repo,
+            env=env,
+        )
+        where, report = result.stdout.splitlines()[:2]
+        assert where == str(repo / "bpe_course" / "__init__.py"), result.stdout
+        assert report.startswith("merge_word: passed."), result.stdout + result.stderr
+    finally:
+        shutil.rmtree(repo, ignore_errors=True)
 
 
 # --- Without bubblewrap ------------------------------------------------------------------------

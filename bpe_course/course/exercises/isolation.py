@@ -107,21 +107,21 @@ def walls() -> Walls:
         if problem is None:
             return Walls(bwrap, setpriv, user, None)
         reason = f"bubblewrap cannot start a sandbox here ({problem})"
-    if user is not None and try_walls(Walls(None, None, user, None)) is not None:
+    if user is not None and try_walls(Walls(None, setpriv, user, None)) is not None:
         user = None  # Python cannot run as nobody here: the child stays root
     who = "nobody" if user is not None else ("root" if root else "your user")
     note = (
         f"bpe-course: {reason}: the grader runs the code it grades without a sandbox, as {who} "
         f"(it can read and write what {who} can, and reach the network)."
     )
-    return Walls(None, None, user, note)
+    return Walls(None, setpriv, user, note)
 
 
 def try_walls(trial: Walls) -> str | None:
     """None if a child starts behind ``trial``, else the first line of what went wrong."""
     scratch = make_scratch(trial)
     try:
-        argv, env = command(trial, scratch, None, ["-c", "pass"])
+        argv, env = command(trial, scratch, None, ["-c", "import cloudpickle"])
         result = subprocess.run(
             argv, env=env, capture_output=True, timeout=60, **popen_user(trial, scratch)
         )
@@ -275,14 +275,22 @@ def command(trial: Walls, scratch: Path, view: Path | None, python: list[str]) -
         "PYTHONIOENCODING": "utf-8",
         "PYTHONNOUSERSITE": "1",
     }
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    # The folder the grader imported the package from (found from its current folder, perhaps:
+    # the child's is its own), then the grader's own path.
+    paths = [str(PACKAGE.parent)]
+    paths += [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if view is not None and not trial.bwrap:
         paths.insert(0, str(view.parent))  # the view first; the package itself is still there
     if paths:
         env["PYTHONPATH"] = os.pathsep.join(paths)
     argv = [sys.executable, "-s", "-B", *python]
+    drop: list[str] = []
+    if trial.user is not None and trial.setpriv:  # root: setpriv drops it before Python starts
+        uid, gid = trial.user
+        drop = [trial.setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
+        drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     if not trial.bwrap:
-        return argv, env
+        return drop + argv, env
     walls_argv = [trial.bwrap, "--die-with-parent", "--new-session", "--clearenv"]
     walls_argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     walls_argv += ["--unshare-cgroup-try"]
@@ -314,29 +322,26 @@ def command(trial: Walls, scratch: Path, view: Path | None, python: list[str]) -
             walls_argv.extend(["--symlink", os.readlink(path), name])
         elif path.is_dir():
             bind(path)
+    walls_argv += ["--tmpfs", "/tmp"]  # first: what is bound below may lie under /tmp
     for path in sorted(set(python_paths()), key=lambda p: len(p.parts)):
         bind(path)
     bind(view or PACKAGE, PACKAGE)
     walls_argv += ["--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm", "--proc", "/proc"]
-    walls_argv += ["--tmpfs", "/tmp", "--remount-ro", "/tmp"]
     bind(box, Path(INSIDE), "--bind")
+    walls_argv += ["--remount-ro", "/tmp"]  # empty, or the folders bound into it, read-only
     walls_argv += ["--chdir", str(inside / "work")]
     for key, value in env.items():
         walls_argv += ["--setenv", key, value]
     walls_argv += ["--remount-ro", "/", "--"]
-    if trial.user is not None:
-        uid, gid = trial.user
-        walls_argv += [str(trial.setpriv), f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
-        walls_argv += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    return walls_argv + argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    return walls_argv + drop + argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
 
 def popen_user(trial: Walls, scratch: Path) -> dict[str, Any]:
     """How ``subprocess`` starts the child: in the box, as ``nobody`` when the grader is root and
-    bubblewrap is not there to drop privileges inside."""
+    neither bubblewrap nor setpriv is there to drop privileges."""
     give_box(scratch, trial)
     options: dict[str, Any] = {"cwd": str(scratch / "box" / "work"), "stdin": subprocess.DEVNULL}
-    if trial.user is not None and not trial.bwrap:
+    if trial.user is not None and not trial.bwrap and not trial.setpriv:
         uid, gid = trial.user
         options.update(user=uid, group=gid, extra_groups=[])
     return options
@@ -383,8 +388,9 @@ class Sandbox:
             copy_sources(original.parent, box / "submission")
             shutil.copyfile(original, box / "submission" / original.name)
             load = replace(load, path=str(inside / "submission" / original.name))
-        with by_value():
-            (box / "function.pickle").write_bytes(cloudpickle.dumps(load))
+        # The student's part by reference to the package (never by value: a function of the
+        # exercises' own modules, the answer key, would travel whole); a notebook's, by value.
+        (box / "function.pickle").write_bytes(cloudpickle.dumps(load))
         mine, theirs = socket.socketpair()
         try:
             argv, env = command(self.walls, self.scratch, view, ["-c", CHILD_CODE])
@@ -475,13 +481,14 @@ class Sandbox:
         return f"killed:{-code}" if code < 0 else f"exit:{code}"
 
     def startup_problem(self) -> str | None:
-        """What the walls said when the child could not start (bubblewrap's own message)."""
+        """Why the child could not start (bubblewrap's message, or Python's last line): said
+        before any of the student's code runs, so the grader's own problem."""
         try:
-            text = (self.scratch / "stderr").read_bytes()[:2000].decode("utf-8", "replace")
+            text = (self.scratch / "stderr").read_bytes()[-4000:].decode("utf-8", "replace")
         except OSError:
             return None
-        lines = [line for line in text.splitlines() if line.startswith("bwrap:")]
-        return lines[-1] if lines else None
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return short(lines[-1], 200) if lines else None
 
     def close(self) -> None:
         """Kill the child and every process it started, reap it, remove the scratch folder."""

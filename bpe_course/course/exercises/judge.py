@@ -141,8 +141,8 @@ class Grading:
             allowed = ", ".join(allowed_imports(self.exercise)) or "nothing"
             return (
                 f"not done yet: {self.shown} uses {stop.called}{line}, which is not available "
-                f"while {self.exercise.name} is graded: a file for it may import from the package "
-                f"only {allowed}. Write the function yourself, then run the check again."
+                f"while {self.exercise.name} is graded: an answer to it may import from the "
+                f"package only {allowed}. Write the function yourself, then run the check again."
             )
         called = stop.called
         return (

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import shutil
 import textwrap
 from collections.abc import Iterable
@@ -111,14 +112,26 @@ def closure(roots: Iterable[str]) -> set[str]:
     return seen
 
 
+def named_in(text: str) -> set[str]:
+    """The package's modules that ``text`` names (``bpe_course.pretokenize.GPT2_PATTERN``: the
+    module ``bpe_course.pretokenize``)."""
+    found = set()
+    for dotted in re.findall(rf"\b{PACKAGE_NAME}(?:\.\w+)+", text):
+        parts = dotted.split(".")
+        modules = [".".join(parts[:i]) for i in range(len(parts), 1, -1)]
+        found.update(next(([m] for m in modules if module_file(m)), []))
+    return found
+
+
 def allowed_imports(exercise: Exercise) -> list[str]:
-    """The package's modules a student's file for ``exercise`` may import: its stub's, its
-    answer's, and the earlier exercises' solutions' (in the course's order)."""
+    """The package's modules a student's file for ``exercise`` may import: its stub's imports and
+    those its prompt (the stub's docstring) names, its answer's, and the earlier exercises'
+    solutions' (in the course's order)."""
+    function = exercise.answer_function
     lines = "\n".join(stub_imports(exercise))
-    source = textwrap.dedent(inspect.getsource(exercise.answer_function))
-    names = imports_in(lines, PACKAGE_NAME) | imports_in(
-        source, exercise.answer_function.__module__
-    )
+    source = textwrap.dedent(inspect.getsource(function))
+    names = imports_in(lines, PACKAGE_NAME) | imports_in(source, function.__module__)
+    names |= named_in(inspect.getdoc(function) or "")
     for earlier in EXERCISES:
         if earlier == exercise.name:
             break
