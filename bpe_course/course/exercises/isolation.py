@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -190,7 +191,7 @@ def sweep() -> None:
 def remove_scratch(scratch: Path) -> None:
     """Remove the scratch folder, whatever the child left in it (a folder it made unreadable)."""
 
-    def unlock(function, path, _info) -> None:
+    def unlock(function: Callable[[str], object], path: str, _info: object) -> None:
         with contextlib.suppress(OSError):
             os.chmod(os.path.dirname(path), stat.S_IRWXU)
             os.chmod(path, stat.S_IRWXU)
