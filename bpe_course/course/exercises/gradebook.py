@@ -76,7 +76,7 @@ class Row:
         if report is not None and report.speed_seconds is not None and report.speed_limit:
             ratio = report.speed_seconds / report.speed_limit
         return {
-            "student": self.student,
+            "student": inert(self.student),
             "exercise": self.exercise,
             "status": self.status,
             "passed": "yes" if self.status == "passed" else "no",
@@ -92,6 +92,11 @@ class Row:
     def shown(self) -> str:
         """What the student would have seen: the report as ``check`` prints it, or the reason."""
         return str(self.report) if self.report is not None else f"{self.exercise}: {self.text}"
+
+
+def inert(name: str) -> str:
+    """A student's folder name as a spreadsheet shows it, never as a formula (``=...``)."""
+    return "'" + name if name[:1] in ("=", "+", "-", "@") else name
 
 
 @dataclass(frozen=True)
