@@ -309,16 +309,14 @@ def test_loading_never_unpickles_or_evaluates() -> None:
     import bpe_course
 
     package = Path(bpe_course.__file__).parent
-    # Audited exceptions, none of which loads a file: the grader's sandbox reads its child's
-    # answers with an unpickler that refuses every class (course/exercises/sandbox.py:
-    # _DataOnly); notebook 07's cost breakdown pickles its own counts to time what a pool sends
-    # back; the grader's watch compiles a two-line forwarder from a fixed template and the
-    # watched function's own name (course/exercises/watch.py), in the grading child, before any
-    # student code.
+    # Audited exceptions, none of which loads a file of the user's: the grader's sandbox reads
+    # its child's answers with an unpickler that refuses every class (course/exercises/sandbox.py:
+    # _DataOnly), and the child unpickles what its own parent sent it (the grader's part and the
+    # loader it wrote into the child's folder); notebook 07's cost breakdown pickles its own
+    # counts to time what a pool sends back.
     audited = {
         Path("course/exercises/sandbox.py"),
         Path("bench/parallel.py"),
-        Path("course/exercises/watch.py"),
     }
     offenders = [
         f"{path.relative_to(package)}:{number}"

@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bpe_course.cli.data import add_data_commands
     from bpe_course.cli.encode import add_encode_command
     from bpe_course.cli.explore import add_explore_command
+    from bpe_course.cli.grade import add_grade_command
     from bpe_course.cli.handout import add_handout_command
     from bpe_course.cli.publish import add_publish_commands
     from bpe_course.cli.train import add_train_command
@@ -101,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_commands(commands)
     add_course_command(commands)
     add_check_command(commands)
+    add_grade_command(commands)
     add_explore_command(commands)
     add_handout_command(commands)
     add_publish_commands(commands)

@@ -38,7 +38,8 @@ def add_check_command(commands) -> None:
         default=None,
         metavar="SECONDS",
         help="how long one call of your function may take (default: 5 s; for train_bpe, scaled "
-        "to each input: 10 s on a small text, minutes on the stories corpus)",
+        "to each input: 10 s on a small text, more on the stories corpus; no grading takes "
+        "over a minute)",
     )
     check.set_defaults(run=run_check)
 

@@ -92,9 +92,9 @@ def grade_file(exercise: Exercise, path: Path, shown: str, call_seconds: float |
 
 
 def grade_function(exercise: Exercise, function: Callable, call_seconds: float | None) -> Report:
-    """Grade a function object (a notebook's): the child is a fork, holding the same function."""
+    """Grade a function object (a notebook's): sent to the child by value (cloudpickle)."""
     shown = f"your function {getattr(function, '__name__', 'object')}"
-    report = grade(exercise, GivenFunction(function, shown), call_seconds, fork=True)
+    report = grade(exercise, GivenFunction(function, shown), call_seconds)
     return with_note(report, signature_note(exercise, positional(function)))
 
 

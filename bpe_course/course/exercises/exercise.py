@@ -3,7 +3,9 @@
 comparison, :func:`same_value`), and :class:`Report`, the one paragraph a check returns.
 
 Plain data at the foot of the grader: the catalogue, the sandboxed child and the parent side of a
-run (:mod:`~bpe_course.course.exercises.judge`) all read it, and it reads none of them.
+run (:mod:`~bpe_course.course.exercises.judge`) all read it, and it reads none of them (nor any
+other module of the package: the grader's child imports it, and sees nothing of the package but
+what the exercise allows, :mod:`~bpe_course.course.exercises.view`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from bpe_course.course.exercises.watch import shown
 
 REPR_LIMIT = 300  # characters of an input or a result shown in a report
 
@@ -64,9 +64,11 @@ class Exercise:
     total_seconds: float = 120.0  # the whole grading
     case_seconds: Callable[[Any], float] | None = None  # a limit scaled to the input
     big_cases: Callable[[], list] | None = None  # after the search: the stories corpus
-    speed: Callable[[Any, float], tuple[bool, str]] | None = None  # (first big case, seconds)
-    # The package's functions that give the whole answer (default: the solution alone): a student's
-    # function that calls one is not graded as theirs (:mod:`bpe_course.course.exercises.watch`).
+    # (first big case, seconds) -> (fast enough, the line, and optionally the limit in seconds)
+    speed: Callable[[Any, float], tuple] | None = None
+    # The package's functions that give the whole answer (default: the solution alone): the
+    # grader's child sees them withheld (:mod:`bpe_course.course.exercises.view`), and a student's
+    # function that calls one is not graded as theirs.
     course_answers: Callable[[], tuple[Callable, ...]] | None = None
     # The package's code, besides the solution, that writes the answer out in full: never shown
     # before the exercise (:func:`~bpe_course.course.exercises.prompts.show_source_before` cuts it
@@ -102,6 +104,9 @@ class Report:
     speed: str | None = None
     fast_enough: bool | None = None
     hint: str | None = None  # shown on request (``--hint``) when it did not pass
+    failing_input: str | None = None  # the input it failed or was stopped on, as the text names it
+    speed_seconds: float | None = None  # its time on the speed check's input, when measured
+    speed_limit: float | None = None  # the speed check's limit on that input, when it says one
 
     @property
     def passed(self) -> bool:
@@ -112,6 +117,11 @@ class Report:
         return "\n".join(line for line in lines if line is not None)
 
     __repr__ = __str__  # a notebook cell ending in check(...) shows the paragraph itself
+
+
+def shown(function: Callable) -> str:
+    """``bpe_course.trainers.common.merge_word``: a function as a report names it."""
+    return f"{function.__module__}.{function.__qualname__}"
 
 
 def short(value: Any, limit: int = REPR_LIMIT) -> str:

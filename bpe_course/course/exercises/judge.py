@@ -1,7 +1,10 @@
 """The parent side of a graded run: inputs out, answers in, the verdict decided here.
 
-The student's code runs in a child process (:mod:`bpe_course.course.exercises.sandbox`) that only
-ever answers "this is what the function returned" or "this is what it raised", as plain data.
+The student's code runs in a child process (:mod:`bpe_course.course.exercises.sandbox`, started
+behind the walls of :mod:`bpe_course.course.exercises.isolation`) that only ever answers "this is
+what the function returned" or "this is what it raised", as plain data. The course's answers are
+not in the child at all (:mod:`bpe_course.course.exercises.view`): a call of one raises there, and
+the report says the answers were the course's, not the student's.
 Everything else happens here, in the process that started the check: the package's own answer on
 the same input, the comparison, hypothesis's search and shrinking, every time limit, and the
 report. So no message the child composes can make a check pass: only right answers on every input
@@ -12,6 +15,8 @@ on a small input, within seconds), then inputs hypothesis generates (the same on
 few new ones, so that a table of answers to the inputs of a past run does not pass; the first
 disagreement shrunk to the smallest), then, for some exercises, big inputs (a corpus of the
 course's stories) with a time limit scaled to their size, and a speed check beside the verdict.
+No grading takes more than ``GRADING_SECONDS``, everything included: each input's limit ends where
+the whole grading's does.
 """
 
 from __future__ import annotations
@@ -26,9 +31,13 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, configuration, given, settings
 
 from bpe_course.course.exercises.exercise import Exercise, Report, short
-from bpe_course.course.exercises.sandbox import Limits, Sandbox, Stopped
+from bpe_course.course.exercises.isolation import Sandbox
+from bpe_course.course.exercises.sandbox import WITHHELD, Limits, Stopped
+from bpe_course.course.exercises.view import allowed_imports
 
 STARTUP_SECONDS = 60.0  # a fresh interpreter importing the package, on a busy machine
+GRADING_SECONDS = 60.0  # the longest a grading takes, start to report, everything included
+CLOSING_SECONDS = 5.0  # of those, kept for the speed line, ending the child, removing its folder
 FRESH_SHARE = 6  # after the fixed-seed inputs, this share of them again, new on each run
 
 
@@ -44,16 +53,14 @@ def grade(
     load: Callable,
     call_seconds: float | None = None,
     *,
-    fork: bool = False,
     limits: Limits | None = None,
 ) -> Report:
     """Grade what ``load`` gives in the child (see :mod:`bpe_course.course.exercises.loading`);
-    ``call_seconds`` overrides every input's limit; ``fork`` for a function object."""
+    ``call_seconds`` overrides every input's limit (within the whole grading's)."""
     started = time.monotonic()
     limits = limits or Limits(cpu_seconds=exercise.total_seconds + STARTUP_SECONDS)
-    watched = () if load.is_solution else exercise.answers()
     try:
-        sandbox = Sandbox(load, exercise.outcome, limits, fork, watched)
+        sandbox = Sandbox(exercise, load, limits)
     except Exception as err:  # cannot start a process at all: still one paragraph
         return Report(exercise.name, "failed", f"{exercise.name}: {grader_failed(err)}")
     try:
@@ -81,12 +88,22 @@ class _Disagrees(Exception):
 
 
 class CalledTheCourse(Stopped):
-    """The student's function called the course's own answer (``called`` names it): grading
-    stops there, as when the child is stopped."""
+    """The student's function called the course's own answer, or reached for a module the
+    exercise withholds (``text``: the child's message, ``Withheld: NAME...``): grading stops
+    there, as when the child is stopped."""
 
-    def __init__(self, called: str) -> None:
-        super().__init__(f"called:{called}")
-        self.called = called
+    def __init__(self, text: str) -> None:
+        message = text.partition(": ")[2]
+        super().__init__(f"called:{message}")
+        self.called = message.split(",")[0].split()[0] if message.split() else message
+        self.unavailable = " is not available while " in message
+        self.message, _, where = message.partition(", at ")
+        self.line = where.split(":")[0].rpartition(" line ")[2]  # of the student's file
+
+
+def grading_seconds(exercise: Exercise) -> float:
+    """How long the student's code may take in all: the exercise's total, within the cap."""
+    return min(exercise.total_seconds, GRADING_SECONDS - CLOSING_SECONDS)
 
 
 class Grading:
@@ -98,6 +115,7 @@ class Grading:
         self.exercise, self.sandbox, self.call_seconds = exercise, sandbox, call_seconds
         self.shown, self.is_solution = load.shown, load.is_solution
         self.started, self.generated = started, 0
+        self.total = grading_seconds(exercise)
         self.answered: list[tuple[Any, float]] = []  # (input, seconds) of every answer
         self.current: Any = None
         self.big: list = []
@@ -109,11 +127,24 @@ class Grading:
         except Stopped as stop:
             stop = self.stopped or stop
             if isinstance(stop, CalledTheCourse):
-                return self.report("not done", self.course_text(stop.called))
-            return self.report("failed", self.stopped_text(stop))
+                return self.report("not done", self.course_text(stop))
+            report = self.report("failed", self.stopped_text(stop))
+            doing, case = self.current or (None, None)
+            if doing == "call":
+                report = replace(report, failing_input=self.exercise.show_case(case))
+            return report
 
-    def course_text(self, called: str) -> str:
+    def course_text(self, stop: CalledTheCourse) -> str:
         """Agreeing or not, answers computed by the course's own function are not the student's."""
+        if stop.unavailable:
+            line = f" (line {stop.line})" if stop.line.isdigit() else ""
+            allowed = ", ".join(allowed_imports(self.exercise)) or "nothing"
+            return (
+                f"not done yet: {self.shown} uses {stop.called}{line}, which is not available "
+                f"while {self.exercise.name} is graded: an answer to it may import from the "
+                f"package only {allowed}. Write the function yourself, then run the check again."
+            )
+        called = stop.called
         return (
             f"not done yet: {self.shown} calls the course's own {called}, so its answers are the "
             "course's, not yours, and are not graded. Write the function yourself (calling the "
@@ -122,10 +153,14 @@ class Grading:
 
     def steps(self) -> Report:
         exercise = self.exercise
-        self.sandbox.receive(STARTUP_SECONDS)  # "loading": the child's own first word
+        self.sandbox.receive(min(STARTUP_SECONDS, self.left()))  # "loading": the child's first word
         self.current = ("loading", None)
         problem = self.sandbox.loaded(self.seconds_for(None))
         if problem is not None:
+            # a module the exercise withholds: not the student's own work yet
+            _, withheld, why = problem.partition(f"{WITHHELD}: ")
+            if withheld and " is not available while " in why:
+                return self.report("not done", self.course_text(CalledTheCourse(withheld + why)))
             return self.report("failed", problem)
         fixed = exercise.fixed_cases()
         if self.not_done(fixed[0]):
@@ -138,11 +173,11 @@ class Grading:
         seen = self.try_cases(fixed)
         failure = self.smaller(self.search(), seen)
         if failure is not None:
-            return self.report("failed", self.describe(failure))
+            return self.failed(failure)
         big = self.big = exercise.big_cases() if exercise.big_cases else []
         failure = self.try_cases(big)
         if failure is not None:
-            return self.report("failed", self.describe(failure))
+            return self.failed(failure)
         tried = f"{len(fixed) + len(big)} fixed cases and {self.generated} generated inputs"
         text = (
             f"passed: the course's own solution, {exercise.solution}, on {tried}."
@@ -152,12 +187,26 @@ class Grading:
         report = self.report("passed", text)
         if exercise.speed and big:
             seconds = next(took for case, took in self.answered if case is big[0])
-            fast, line = exercise.speed(big[0], seconds)
-            report = replace(report, speed=line, fast_enough=fast)
+            fast, line, *limit = exercise.speed(big[0], seconds)
+            report = replace(
+                report,
+                speed=line,
+                fast_enough=fast,
+                speed_seconds=seconds,
+                speed_limit=limit[0] if limit else None,
+            )
         return report
 
     def report(self, status: str, text: str) -> Report:
         return Report(self.exercise.name, status, f"{self.exercise.name}: {text}")
+
+    def failed(self, failure: Failure) -> Report:
+        report = self.report("failed", self.describe(failure))
+        return replace(report, failing_input=self.exercise.show_case(failure.case))
+
+    def left(self) -> float:
+        """Seconds left of the whole grading's limit."""
+        return max(self.total - (time.monotonic() - self.started), 0.0)
 
     def seconds_for(self, case: Any) -> float:
         """This input's limit (scaled to it where the exercise says how), within the total."""
@@ -167,18 +216,17 @@ class Grading:
             limit = self.exercise.case_seconds(case)
         else:
             limit = self.exercise.call_seconds
-        left = self.exercise.total_seconds - (time.monotonic() - self.started)
-        return max(min(limit, left), 0.0)
+        return max(min(limit, self.left()), 0.0)
 
     def ask(self, case: Any) -> tuple:
         """The child's answer on ``case``, timed here."""
         self.current = ("call", case)
         began = time.monotonic()
-        *reply, called = self.sandbox.call(case, self.seconds_for(case))
+        reply = self.sandbox.call(case, self.seconds_for(case))
         self.answered.append((case, time.monotonic() - began))
-        if called:
-            raise CalledTheCourse(called)
-        return tuple(reply)
+        if reply[0] == "raised" and reply[1] == WITHHELD:
+            raise CalledTheCourse(reply[2])
+        return reply
 
     def not_done(self, case: Any) -> bool:
         reply = self.ask(case)
@@ -295,7 +343,8 @@ class Grading:
         kind, _, value = stop.limit.partition(":")
         doing, case = self.current or (None, None)
         if doing is None:
-            where = "while starting"
+            problem = self.sandbox.startup_problem()
+            where = "while starting" + (f" ({problem})" if problem else "")
         elif doing == "loading":
             where = f"while loading {self.shown}"
         else:
@@ -329,21 +378,26 @@ class Grading:
                 f"stopped after {seconds:.3g} s while loading {self.shown}: does the file run an "
                 "endless loop when imported?"
             )
-        elapsed = time.monotonic() - self.started
-        if elapsed >= self.exercise.total_seconds - 0.5:
-            return (
-                f"stopped by the time limit of the whole grading ({self.exercise.total_seconds:g} s) "
-                f"after {len(self.answered)} answers: your function is too slow to finish it."
-            )
+        whole = self.left() <= 0.5  # the whole grading's limit, not this input's, ended it
         shown = self.exercise.show_case(case)
         if any(case is big for big in self.big) and self.answered:
             slowest_case, slowest = max(self.answered, key=lambda answered: answered[1])
+            limit = (
+                f"where the time limit of the whole grading ({self.total:g} s) ended"
+                if whole
+                else "this input's time limit (scaled to its size)"
+            )
             return (
-                f"stopped after {seconds:.3g} s on {shown}, this input's time limit (scaled to its "
-                f"size). It is slow, not stuck, it seems: it answered {len(self.answered)} inputs "
+                f"stopped after {seconds:.3g} s on {shown}, {limit}. It is slow, not stuck, it "
+                f"seems: it answered {len(self.answered)} inputs "
                 f"before, the slowest ({self.exercise.show_case(slowest_case)}) in {slowest:.2f} s. "
                 f"Time it beside the course's trainers with `bpe-course bench --trainer "
-                f"{name}:{name}`, or allow more with --timeout."
+                f"{name}:{name}`{'' if whole else ', or allow more with --timeout'}."
+            )
+        if whole:
+            return (
+                f"stopped by the time limit of the whole grading ({self.total:g} s) "
+                f"after {len(self.answered)} answers: your function is too slow to finish it."
             )
         return (
             f"stopped after {seconds:.3g} s without an answer on {shown}. That is the time limit of "

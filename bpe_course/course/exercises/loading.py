@@ -1,6 +1,8 @@
 """What the grader's child process grades: a student's file, a function object, or the course's own
 solution. Each is a picklable callable run in the child: it returns the function, or one line
-saying why there is none (the child sends that line back as data)."""
+saying why there is none (the child sends that line back as data). The child imports this module
+from the package's view (:mod:`bpe_course.course.exercises.view`): it imports nothing else of the
+package but :mod:`~bpe_course.course.exercises.sandbox`."""
 
 from __future__ import annotations
 
@@ -51,7 +53,8 @@ class StudentFile:
 
 @dataclass(frozen=True)
 class GivenFunction:
-    """A function object passed to ``check`` (in the child, a fork's copy of it)."""
+    """A function object passed to ``check`` (in the child, a copy sent by value, with what it
+    uses of the notebook: what it uses of the package is imported there, from the view)."""
 
     is_solution = False
 
@@ -71,7 +74,8 @@ class GivenFunction:
 class CourseSolution:
     """The package's own code (``check(NAME, solution=True)``)."""
 
-    # graded as the course's own answer: nothing is watched, and the report says whose it is
+    # graded as the course's own answer: the child sees the whole package, and the report says
+    # whose it is
     is_solution = True
 
     function: Callable  # a module-level function: pickled by name

@@ -1,15 +1,23 @@
-"""The process the student's code runs in, and the limits it runs inside.
+"""The process the student's code runs in: the child's side of a graded run, and the plain data
+both sides exchange.
 
-The parent (:mod:`bpe_course.course.exercises.judge`) sends one input at a time; the child calls
-the student's function on it and sends back what it returned, converted to plain data (numbers,
-strings, bytes, tuples, lists, dicts, sets), or which exception it raised. The parent reads that
-with an unpickler that refuses every class, decides alone whether it is right, and waits for each
-answer no longer than that input's limit, whatever the child sends meanwhile.
+The parent (:mod:`bpe_course.course.exercises.judge`, through
+:mod:`bpe_course.course.exercises.isolation`, which starts this child behind its walls) sends
+one input at a time; the child calls the student's function on it and sends back what it returned,
+converted to plain data (numbers, strings, bytes, tuples, lists, dicts, sets), or which exception
+it raised. The parent reads that with an unpickler that refuses every class, decides alone whether
+it is right, and waits for each answer no longer than that input's limit, whatever the child sends
+meanwhile.
 
-The child lives in its own session, dies with the parent (Linux's ``PR_SET_PDEATHSIG``), adopts
-its own orphans (``PR_SET_CHILD_SUBREAPER``: a double fork cannot leave the tree), and has
-memory (``RLIMIT_AS``) and CPU-time (``RLIMIT_CPU``) limits that every process it starts inherits.
-At the end the parent stops and kills the child's whole tree and session, found through ``/proc``.
+This module is what the child runs (``python -c "...sandbox import main; main(FD)"``), so it
+imports nothing of the package but :mod:`~bpe_course.course.exercises.exercise` (plain data,
+itself importing nothing of the package): the child sees only the part of the package the
+exercise allows (:mod:`bpe_course.course.exercises.view`).
+
+Before any of the student's code loads, the child takes its limits: its own session, death with
+its parent (Linux's ``PR_SET_PDEATHSIG``), its own orphans adopted (``PR_SET_CHILD_SUBREAPER``: a
+double fork cannot leave the tree), memory (``RLIMIT_AS``), CPU time (``RLIMIT_CPU``) and file
+size (``RLIMIT_FSIZE``) limits that every process it starts inherits.
 """
 
 from __future__ import annotations
@@ -17,25 +25,25 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import io
-import multiprocessing
 import os
 import pickle
 import signal
 import sys
-import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bpe_course.course.exercises.exercise import short
-from bpe_course.course.exercises.watch import called, watch
 
 MEMORY_BYTES = 4 * 2**30  # address space of each graded process: a trainer on 100 kB needs far less
+FILE_BYTES = 2**30  # the largest file a graded process may write (a corpus it copies, a log)
 MAX_MESSAGE_BYTES = 64 * 2**20  # one answer; the largest (vocab 1000) is a few tens of kB
 PRINTED_LIMIT = 1000  # characters of what the student's function printed, sent back
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+# The exception the package's withheld answers raise in the child (the view defines it): its name
+# is how the parent recognises a call of the course's own answer.
+WITHHELD = "Withheld"
 
 
 @dataclass(frozen=True)
@@ -107,44 +115,54 @@ def read_data(blob: bytes) -> Any:
 # --- The child -----------------------------------------------------------------------------------
 
 
-def child_main(
-    conn,
-    parent_pid: int,
-    limits: Limits,
-    load: Callable,
-    outcome: Callable,
-    watched: tuple[Callable, ...] = (),
-) -> None:
-    """The child process: limits first, then the student's function, then answer each input.
+def main(fd: int) -> None:
+    """The child process, on the socket ``fd`` to its parent: the grader's part first (limits and
+    how to call the function), then the limits taken, then the student's part loaded, then one
+    answer per input until the parent closes the socket.
 
-    ``load()`` returns the student's function, or a string saying why it cannot be loaded;
-    ``outcome(function, case)`` is what one call did (the exercise's, run here on the input);
-    ``watched``: the course's own answers, whose calls each answer names
-    (:mod:`bpe_course.course.exercises.watch`), watched before the student's code loads."""
+    The grader's part is ``(limits, outcome, parent_pid)``: ``outcome(function, case)`` is what
+    one call did (the exercise's, run here on the input); ``parent_pid`` is checked after
+    ``PR_SET_PDEATHSIG`` (None: the parent is not this process's parent, as behind bubblewrap).
+    The student's part is the path of a file holding the loader
+    (:mod:`bpe_course.course.exercises.loading`; a file, as a notebook's function may be large):
+    it returns the student's function, or a string saying why it cannot be loaded."""
+    from multiprocessing.connection import Connection
+
+    conn = Connection(fd)
+    limits, outcome, parent_pid = pickle.loads(conn.recv_bytes())
     confine(parent_pid, limits)
-    watch(watched)
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the child's whole life)
     send(conn, ("loading", None))  # before any of the student's code: the parent's clock starts
-    function = load()
+    load: Callable | None = None
+    where = pickle.loads(conn.recv_bytes())
+    try:
+        with open(where, "rb") as payload:
+            load = pickle.load(payload)  # a function sent by value: its module may be withheld
+        function = load()
+    except BaseException as err:  # a notebook's function that needs what the child cannot see
+        function = (
+            f"your function could not be sent to the grader's process: {explain(err, None, '')}."
+        )
     send(conn, ("loaded", None) if callable(function) else ("unloadable", str(function)))
     while True:
         try:
-            request = conn.recv()
+            request = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
             os._exit(0)
         serial, case = request
         send(conn, answer(serial, function, outcome, case, load))
 
 
-def confine(parent_pid: int, limits: Limits) -> None:
-    """Own session, death with the parent, orphans adopted, memory and CPU limits."""
+def confine(parent_pid: int | None, limits: Limits) -> None:
+    """Own session, death with the parent, orphans adopted, memory, CPU and file-size limits."""
     if hasattr(os, "setsid"):
-        os.setsid()
+        with contextlib.suppress(OSError):  # already a session's leader (bubblewrap made it one)
+            os.setsid()
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        if os.getppid() != parent_pid:  # the parent died before the line above
+        if parent_pid is not None and os.getppid() != parent_pid:  # died before the line above
             os._exit(1)
     try:
         import resource
@@ -154,28 +172,30 @@ def confine(parent_pid: int, limits: Limits) -> None:
     for which, value, hard in (
         (resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
         (resource.RLIMIT_CPU, cpu, cpu + 5),  # SIGXCPU at the soft limit, SIGKILL at the hard
+        (resource.RLIMIT_FSIZE, FILE_BYTES, FILE_BYTES),
     ):
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(which, (value, hard))
+    if hasattr(signal, "SIGXFSZ"):  # a file too large is an OSError the student's code sees
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def send(conn, message: tuple) -> None:
     conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def answer(serial: int, function, outcome: Callable, case: Any, load: Callable) -> tuple:
-    """What the call did, what it printed, and which of the course's answers it called."""
+def answer(serial: int, function, outcome: Callable, case: Any, load: Callable | None) -> tuple:
+    """What the call did and what it printed."""
     printed = io.StringIO()
-    called()  # forget anything noted before this call
     try:
         with contextlib.redirect_stdout(printed):
             result = outcome(function, case)
         said = printed.getvalue()[:PRINTED_LIMIT]
-        return ("returned", serial, plain(result), said, called())
+        return ("returned", serial, plain(result), said)
     except BaseException as err:  # SystemExit and all: the student's, described as theirs
         text = explain(err, getattr(load, "student_file", None), getattr(load, "shown", ""))
         said = printed.getvalue()[:PRINTED_LIMIT]
-        return ("raised", serial, type(err).__name__, text, said, called())
+        return ("raised", serial, type(err).__name__, text, said)
 
 
 def explain(err: BaseException, student_file: str | None, shown: str) -> str:
@@ -194,157 +214,3 @@ def explain(err: BaseException, student_file: str | None, shown: str) -> str:
     frame = frames[-1]
     code = f": `{frame.line.strip()}`" if frame.line else ""
     return f"{text}, at {shown or frame.filename} line {frame.lineno}{code}"
-
-
-# --- The parent's handle on the child ------------------------------------------------------------
-
-
-class Sandbox:
-    """Start the child, send it inputs one at a time, and end it and everything it started."""
-
-    def __init__(
-        self,
-        load: Callable,
-        outcome: Callable,
-        limits: Limits,
-        fork: bool,
-        watched: tuple[Callable, ...] = (),
-    ) -> None:
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if fork and "fork" in methods else "spawn")
-        self.conn, theirs = context.Pipe(duplex=True)
-        self.limits = limits
-        self.process = context.Process(
-            target=child_main,
-            args=(theirs, os.getpid(), limits, load, outcome, watched),
-            name="bpe-course check",
-        )
-        self.serial = 0
-        self.process.start()
-        theirs.close()  # the child holds the only other end: its death is an EOF here
-
-    def loaded(self, seconds: float) -> str | None:
-        """None once the student's function is loaded, else why not (one line)."""
-        message = self.receive(seconds)
-        if message[0] == "loaded":
-            return None
-        if message[0] == "unloadable" and len(message) == 2 and isinstance(message[1], str):
-            return message[1]
-        raise Stopped(garbled(message))
-
-    def call(self, case: Any, seconds: float) -> tuple:
-        """``("returned", value, printed, called)`` or ``("raised", type name, text, printed,
-        called)``; ``called`` names the watched functions the call ran (``""``: none)."""
-        self.serial += 1
-        try:
-            self.conn.send((self.serial, case))
-        except (OSError, ValueError):
-            raise Stopped(self.ended()) from None
-        message = self.receive(seconds)
-        shapes = {"returned": 5, "raised": 6}
-        if message[0] not in shapes or len(message) != shapes[message[0]]:
-            raise Stopped(garbled(message))
-        if message[1] != self.serial:
-            raise Stopped(garbled(message))
-        if not all(isinstance(text, str) for text in message[2 if message[0] == "raised" else 3 :]):
-            raise Stopped(garbled(message))
-        return (message[0], *message[2:])
-
-    def receive(self, seconds: float) -> tuple:
-        """One message within ``seconds`` (a fixed deadline: whatever arrives, it never moves)."""
-        deadline = time.monotonic() + seconds
-        wait = deadline - time.monotonic()
-        if wait <= 0 or not self.conn.poll(wait):
-            raise Stopped(self.ended() if not self.process.is_alive() else f"time:{seconds:g}")
-        try:
-            blob = self.conn.recv_bytes(MAX_MESSAGE_BYTES)
-        except (EOFError, OSError):
-            raise Stopped(self.ended()) from None
-        try:
-            message = read_data(blob)
-        except Exception as err:  # noqa: BLE001 (anything unreadable is the child's doing)
-            raise Stopped(f"garbled:{type(err).__name__}") from None
-        if not isinstance(message, tuple) or not message:
-            raise Stopped(garbled(message))
-        return message
-
-    def ended(self) -> str:
-        """Why the child is gone: ``cpu``, ``killed:N``, ``exit:N``."""
-        self.process.join(5)
-        code = self.process.exitcode
-        if code is None:
-            return "exit:None"
-        if hasattr(signal, "SIGXCPU") and code == -signal.SIGXCPU:
-            return f"cpu:{self.limits.cpu_seconds:g}"
-        return f"killed:{-code}" if code < 0 else f"exit:{code}"
-
-    def close(self) -> None:
-        """Kill the child and every process it started, then reap it."""
-        pid = self.process.pid
-        if pid is not None:
-            end_tree(pid)
-        self.process.join(10)
-        with contextlib.suppress(OSError):
-            self.conn.close()
-
-
-def garbled(message: Any) -> str:
-    return f"garbled:{short(message, 80)}"
-
-
-# --- Ending a process tree -----------------------------------------------------------------------
-
-
-def processes() -> dict[int, tuple[int, int, int]]:
-    """``pid -> (parent pid, process group, session)`` of every process, from ``/proc``."""
-    found = {}
-    for entry in Path("/proc").iterdir() if Path("/proc/self/stat").exists() else ():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (name) ": state ppid pgrp sid
-        if fields[0] in ("Z", "X"):
-            continue  # a zombie is already dead: only its parent can reap it
-        found[int(entry.name)] = (int(fields[1]), int(fields[2]), int(fields[3]))
-    return found
-
-
-def tree(root: int) -> set[int]:
-    """``root``'s descendants and every process of its session or group (``root`` leads both)."""
-    table = processes()
-    found = {pid for pid, (_, group, session) in table.items() if root in (group, session)}
-    frontier = [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (ppid, _, _) in table.items():
-            if ppid == parent and pid not in found:
-                found.add(pid)
-                frontier.append(pid)
-    found.discard(root)
-    found.discard(os.getpid())
-    return found
-
-
-def end_tree(root: int) -> None:
-    """Freeze ``root`` and its tree (so nothing forks meanwhile), then kill them all."""
-    signal_all({root}, getattr(signal, "SIGSTOP", signal.SIGTERM))
-    frozen: set[int] = set()
-    for _ in range(100):  # each round freezes what the last one missed; a frozen tree cannot grow
-        new = tree(root) - frozen
-        if not new:
-            break
-        signal_all(new, getattr(signal, "SIGSTOP", signal.SIGTERM))
-        frozen |= new
-    if not Path("/proc/self/stat").exists() and hasattr(os, "killpg"):
-        with contextlib.suppress(OSError):
-            os.killpg(root, signal.SIGKILL)  # no /proc: the child's own group at least
-    signal_all(frozen | {root}, getattr(signal, "SIGKILL", signal.SIGTERM))
-
-
-def signal_all(pids: set[int], number: int) -> None:
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            os.kill(pid, number)

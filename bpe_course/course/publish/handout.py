@@ -33,9 +33,9 @@ from pathlib import Path
 import nbformat
 
 from bpe_course.course.exercises.catalog import EXERCISES, get_exercise
+from bpe_course.course.exercises.exercise import shown
 from bpe_course.course.exercises.hiding import replace_regions
 from bpe_course.course.exercises.stubs import global_imports, globals_read, names_in
-from bpe_course.course.exercises.watch import shown
 from bpe_course.errors import BPEInputError
 from bpe_course.paths import HANDOUT_MARKER, notebooks_dir
 
