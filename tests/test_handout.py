@@ -226,6 +226,17 @@ def test_the_capstones_loop_is_cut_wherever_it_is_shown_before_the_capstone() ->
     assert "def merge_loop(" in show_source_before(v4_inverted_index, "rewrite_words").data
 
 
+def test_v2s_loop_is_shown_before_its_exercise_without_the_answer_only() -> None:
+    # the scan, the merge and the word's update stay (notebook 06 times them); the pair changes
+    # the loop writes out, the exercise's answer, are one line naming the exercise
+    from bpe_course.trainers import v2_incremental
+
+    shown = show_source_before(v2_incremental.merge_loop, "pair_count_changes").data
+    assert "...  # pair_count_changes, the exercise below, written out here" in shown
+    assert "new = merge_word(word, best, new_id)" in shown and "words[i] = new" in shown
+    assert "add_word_change(" not in shown and "SOLUTION" not in shown
+
+
 @pytest.mark.parametrize("stem", EXERCISE_NOTEBOOKS)
 def test_the_notebooks_show_no_answer_before_their_exercise(stem) -> None:
     cells = nbformat.read(notebooks_dir() / f"{stem}.ipynb", as_version=4).cells

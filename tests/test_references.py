@@ -19,6 +19,7 @@ SOURCES = {
     r"From Hours to Seconds": "From Hours to Seconds: Optimising BPE Tokeniser Training",
     r"\bGage\b": "A New Algorithm for Data Compression",
     r"\bSennrich\b": "Neural Machine Translation of Rare Words",
+    r"subword-nmt": "rsennrich/subword-nmt",
     r"\bRadford\b": "Language Models are Unsupervised Multitask Learners",
     r"\bEldan\b|TinyStories": "TinyStories: How Small Can Language Models Be",
     r"\bCS336\b": "assignment1-basics",

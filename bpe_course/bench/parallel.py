@@ -51,6 +51,11 @@ START, COUNT, ENCODE, PICKLE, UNPICKLE, ADD = (
 )
 COSTS = (START, COUNT, ENCODE, PICKLE, UNPICKLE, ADD)
 DIVIDED = (COUNT, ENCODE, PICKLE)
+# When the runs of one size cannot show what a second core buys: the 2-worker runs had fewer
+# cores than this (CPU time over wall time, median), or a run took this many times its job's
+# median (something else held the machine during it).
+FEWEST_CORES_FOR_TWO = 1.5
+SLOWEST_OVER_MEDIAN = 2.0
 
 
 def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
@@ -160,6 +165,26 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def unresolved(table: pd.DataFrame) -> list[str]:
+    """Why the 1- and 2-worker runs of one size (``job`` ``"1 worker"``, ``"2 workers"``) cannot
+    show what a second core buys, one reason a line; empty when they can. A second worker buys
+    nothing without a second core, so runs that did not have one measure the machine's load, and
+    a run far slower than the others of its job measures something else that ran meanwhile."""
+    reasons = []
+    two = table[table["job"] == "2 workers"]
+    had = Spread(tuple(two["cpu_s"] / two["seconds"])).median
+    if had < FEWEST_CORES_FOR_TWO:
+        reasons.append(f"the 2-worker runs had {had:.1f} cores (CPU time / wall time, median)")
+    for job, which in (("1 worker", "1-worker"), ("2 workers", "2-worker")):
+        seconds = Spread(tuple(table.loc[table["job"] == job, "seconds"]))
+        if seconds.high > SLOWEST_OVER_MEDIAN * seconds.median:
+            reasons.append(
+                f"a {which} run took {seconds.high:.2f} s, {seconds.high / seconds.median:.1f} "
+                "times the median"
+            )
+    return reasons
 
 
 def read_costs(table: pd.DataFrame, cores: Sequence[int] = (2, 4, 8)) -> list[str]:

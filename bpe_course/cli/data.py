@@ -37,9 +37,9 @@ def add_generate_action(actions) -> None:
         help="write an offline corpus of real English words (no network needed)",
         description="Write a corpus generated from the package's word list: children's stories "
         "shaped like TinyStories (--shape stories, the default) or encyclopedic articles with "
-        "about twelve times the distinct words (--shape wide). Streamed in bounded memory with "
-        "a progress bar; written to a .partial file, renamed when whole. The same seed gives "
-        "the same bytes.",
+        "many times the distinct words (--shape wide; notebook 04 measures how many). Streamed "
+        "in bounded memory with a progress bar; written to a .partial file, renamed when whole. "
+        "The same seed gives the same bytes.",
     )
     generate.add_argument("--size", required=True, help="like 5MB, 21.5MB or 2.1GB (decimal units)")
     generate.add_argument(

@@ -124,7 +124,9 @@ def _axes(
     if log:
         (ax.set_xscale if horizontal else ax.set_yscale)("log")
     elif not horizontal:
-        ax.set_ylim(bottom=0)
+        # From 0 to a little above the highest dot or bar: the automatic margin is a share of the
+        # data's own span, which can leave a dot at the top half outside once the axis starts at 0.
+        ax.set_ylim(0, ax.dataLim.y1 * 1.08)
     job_axis.set_label_text(xlabel)
     value_axis.set_label_text(ylabel)
     (ax.xaxis if horizontal else ax.yaxis).grid(True, alpha=0.3)

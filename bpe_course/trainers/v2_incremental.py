@@ -7,9 +7,9 @@ Per merge: still a scan of all W words to find the ones holding the pair (a fast
 test for most of them), O(P) to find the best pair, O(A L) to rewrite the A words that change.
 Same O(m W L) bound as V1 in the worst case; much smaller constant factors.
 
-:func:`pair_count_changes` is the idea on one word (the notebook traces it; the exercise asks for it);
-the loop does the same for every changed word, into one shared ``deltas``, written out rather
-than called: a call would merge each changed word a second time (measured in turn with the inline
+:func:`pair_count_changes` is the idea on one word (notebook 06's exercise asks for it); the
+loop does the same for every changed word, into one shared ``deltas``, written out rather than
+called: a call would merge each changed word a second time (measured in turn with the inline
 loop: ``notebooks/results/measurements.md``).
 """
 
@@ -88,14 +88,14 @@ def merge_loop(
         left, right = best
         for i, word in enumerate(words):  # the scan V4 removes
             if left in word and right in word:  # cheap filter; merge_word confirms adjacency
-                ### BEGIN SOLUTION
                 new = merge_word(word, best, new_id)
                 if len(new) != len(word):
+                    ### BEGIN SOLUTION
                     old_pairs, new_pairs = list(zip(word, word[1:])), list(zip(new, new[1:]))
                     add_word_change(deltas, old_pairs, new_pairs, counts[i])
+                    ### END SOLUTION
                     words[i] = new
                     touched += 1
-                ### END SOLUTION
         apply_deltas(pair_counts, deltas)
         if on_merge is not None:
             times = clock.times()

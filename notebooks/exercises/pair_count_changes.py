@@ -1,6 +1,8 @@
 """Exercise of notebook 06: how the pair counts change when one word is rewritten (V2).
 
-V2's idea for one word: how the pair counts change when one word is rewritten.
+V2's idea for one word: how the corpus's pair counts change when one word, which occurs `count`
+times, is rewritten by a merge. The notebook finds the first merge's changes by recounting every
+word; find the rule that gives them from the one word alone.
 
 Write the function below, save, then grade it: ``check("pair_count_changes")`` in the notebook,
 or ``bpe-course check pair_count_changes`` in a terminal. (Made by ``python -m

@@ -65,7 +65,9 @@ def show_source_before(obj, exercise: str) -> object:
         for function in EXERCISES[later].written_out_by:
             if _defines(obj, function):
                 hide[function.__name__] = note
-    hidden = hidden_source(replace_regions(inspect.getsource(obj), f"...  # {HIDDEN}"), hide)
+    # a marked region left in code shown (V2's loop) writes out what the exercise asks for
+    written_out = f"...  # {asked.name}, the exercise below, written out here"
+    hidden = hidden_source(replace_regions(inspect.getsource(obj), written_out), hide)
     return Code(hidden, language="python")  # the regions went with their marks
 
 

@@ -13,10 +13,15 @@ from bpe_course.trainers.v2_incremental import pair_count_changes
 NOTEBOOK = "06_v2_incremental"
 SUMMARY = "how the pair counts change when one word is rewritten (V2)"
 SOLUTION = pair_count_changes  # the package's own: V2's idea on one word
-PROMPT = "V2's idea for one word: how the pair counts change when one word is rewritten."
+PROMPT = (
+    "V2's idea for one word: how the corpus's pair counts change when one word, which occurs "
+    "`count` times, is rewritten by a merge. The notebook finds the first merge's changes by "
+    "recounting every word; find the rule that gives them from the one word alone."
+)
 HINT = (
-    "Merge the word (with your `merge_word` or the package's), then take every adjacent pair of "
-    "the old word with `-count` and every adjacent pair of the new word with `+count`."
+    "Merge the word (with your `merge_word` or the package's) and list its adjacent pairs before "
+    "and after. Which counts must go down, which up, and by how much? Try it on the notebook's "
+    "`a a a`."
 )
 
 
