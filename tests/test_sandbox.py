@@ -137,13 +137,18 @@ def test_it_sees_its_folder_python_and_the_view_and_nothing_else(tmp_path) -> No
 
         def merge_word(word, pair, new_id):
             seen = [os.getcwd(), os.listdir("/tmp"), os.path.exists({str(tmp_path)!r})]
-            seen.append(os.listdir({str(checkout)!r}))
+            seen.append(sorted(os.listdir({str(checkout)!r})))
             raise RuntimeError(f"seen={{seen}}")
         """
     report = check("merge_word", student_file(tmp_path, "merge_word", source))
     # its current folder is its own; /tmp is empty; the student's own folder on the grader's
-    # disk is not there (it runs a copy); of the repository, only the package's view
-    assert f"seen=['{INSIDE}/work', [], False, ['bpe_course']]" in report.text, report.text
+    # disk is not there (it runs a copy); of the repository, only the package's view, and the
+    # Python environment it runs in when that lies in the checkout (make's .venv does)
+    visible = ["bpe_course"]
+    environment = Path(sys.prefix).resolve()
+    if environment.is_relative_to(checkout.resolve()):
+        visible.append(environment.relative_to(checkout.resolve()).parts[0])
+    assert f"seen=['{INSIDE}/work', [], False, {sorted(visible)}]" in report.text, report.text
 
 
 # --- The grader's process ------------------------------------------------------------------------
