@@ -96,6 +96,22 @@ def test_the_stored_line_gives_the_range_and_the_machine_and_warns_under_three_r
     assert "no runs" in stored_ratio_line(stored(3), "v4", "fastmax", "merge_s")
 
 
+def test_a_cell_whose_merge_loop_beats_a_larger_vocab_in_every_repeat_is_not_resolved() -> None:
+    small = stored(3)  # vocab 3,000: v5's loop 1.0 s in every repeat
+    large = stored(3).assign(vocab_size=5000)
+    large.loc[large["version"] == "v5", "merge_s"] = 0.5  # more merges, yet faster: load
+    line = stored_ratio_line(pd.concat([small, large]), "v4", "v5", "merge_s")
+    first, second = line.split("; ")
+    assert "vocab 3,000" in first and "not resolved: v5's merge loop took 1.00 to 1.00 s" in first
+    assert "at vocab 5,000, which makes these merges and more" in first
+    assert "not resolved" not in second  # the larger vocab's runs are not impossible
+    assert "load not stored" in second
+    loaded = stored(3).assign(load_1m=[3.8, 3.8, 9.0, 9.0, 16.3, 16.3])
+    assert "over 3 repeats, load average 3.8 to 16.3)" in stored_ratio_line(
+        loaded, "v4", "v5", "merge_s"
+    )
+
+
 def test_the_figures_draw_ranges_and_a_log_axis_when_one_version_dwarfs_the_rest() -> None:
     t = times([("a", 0, 1.0), ("a", 1, 1.2), ("b", 0, 1.1), ("b", 1, 1.3)])
     fig = plot_repeats([("two options", t)], horizontal=True)

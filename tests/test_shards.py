@@ -165,10 +165,19 @@ def model_inputs():
 
 
 def test_the_model_from_its_costs() -> None:
-    from bpe_course.bench.shards import predict, round_trip_model, work_per_word
+    from bpe_course.bench.shards import (
+        free_round_trip_line,
+        predict,
+        round_trip_model,
+        work_per_word,
+    )
 
     trace, costs = model_inputs()
     assert round_trip_model(costs) == pytest.approx((0.0, 30e-6), abs=1e-9)
+    # a line whose intercept falls below zero is fitted again through the origin, not clipped
+    below = costs.assign(value=[25e-6, 60e-6, 0.1, 0.05])  # free line: -10 us + 35 us x N
+    assert free_round_trip_line(below) == pytest.approx((-10e-6, 35e-6), abs=1e-9)
+    assert round_trip_model(below) == pytest.approx((0.0, 145e-6 / 5), abs=1e-9)
     w = work_per_word(trace)
     assert w == pytest.approx(1e-6)  # merges 2 and 3: 0.005 s over 5000 words
     one_off = costs[costs["corpus"] == "w"]

@@ -34,7 +34,7 @@ _WITHOUT_VERSIONS = {
     "crossover": Grid((), ("1MB", "5MB", "10MB", "21.5MB"), CROSSOVER_VOCABS, 3, 600, "crossover"),
     # V3's pool starts at 2 MB per worker: 21.5 MB is where parallel pretokenization shows.
     "versions": Grid((), ("1MB", "21.5MB"), (1000, 5000), 3, 1800, "versions"),
-    # What made the post's crossover: its V4 and V5 as published (GC on and off) beside ours.
+    # What made the post's crossover: its V4 and V5, made exact (GC on and off) beside ours.
     "ablation": Grid((), ("5MB",), ABLATION_VOCABS, 3, 1200, "ablation"),
     "beyond": Grid((), ("21.5MB",), (5000, 10000), 5, 900, "beyond"),
 }

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from bpe_course.bench.beyond import paired_ratios
-from bpe_course.stats import ranges_apart, ranked, where_measured
+from bpe_course.stats import LOAD_COLUMNS, ranges_apart, ranked, where_measured
 
 T = TypeVar("T")
 
@@ -220,7 +220,9 @@ def stored_ratio_line(
     """What you should see, from a stored benchmark table (the harness's, one row per version and
     repeat): ``version`` / ``reference`` per repeat, median and range, with the machine and date.
     ``where`` picks the cells (``{"size": "1MB", "vocab_size": 3000}``); several cells give one
-    line each. Says so when the table has no such runs, or fewer than 3 repeats."""
+    line each. Says so when the table has no such runs, or fewer than 3 repeats; gives the load
+    where the table stores it; and marks a cell not resolved where its runs show the machine's
+    load rather than the code (:func:`load_sign`)."""
     rows = table
     for column, wanted in (where or {}).items():
         rows = rows[rows[column] == wanted]
@@ -234,10 +236,73 @@ def stored_ratio_line(
         else:
             spread_text = f"from {r.min:.2f} to {r.max:.2f}x over {r.repeats} repeats"
             spread_text += "" if r.repeats >= 3 else ", fewer than 3: not a ranking"
-        lines.append(
+        cell = rows[
+            (rows["corpus"] == r.corpus)
+            & (rows["size"] == r.size)
+            & (rows["vocab_size"] == r.vocab_size)
+        ]
+        spread_text += cell_load_text(cell)
+        line = (
             f"{r.corpus} {r.size}, vocab {int(r.vocab_size):,}: {version} took {r.median:.2f}x "
             f"{reference}'s {metric.removesuffix('_s').replace('_', ' ')} time ({spread_text})"
         )
+        signs = [
+            load_sign(table, name, r.corpus, r.size, r.vocab_size) for name in (version, reference)
+        ]
+        sign = next((s for s in signs if s), None)
+        lines.append(line if sign is None else f"{line}, not resolved: {sign}")
     first = rows.iloc[0]
     where_from = f"measured on {first['machine']}, {first['date']}, {int(first['workers'])} workers"
+    if not any(column in table.columns for column in LOAD_COLUMNS):
+        where_from += ", load not stored"
     return "; ".join(lines) + f" [{where_from}]"
+
+
+def cell_load_text(cell: pd.DataFrame) -> str:
+    """``", load average 3.8 to 16.3"`` from whichever load column a stored table has, or ``""``."""
+    column = next((c for c in LOAD_COLUMNS if c in cell.columns), None)
+    load = cell[column].dropna() if column else pd.Series(dtype=float)
+    if load.empty:
+        return ""
+    low, high = load.min(), load.max()
+    span = f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f} to {high:.1f}"
+    return f", load average {span}"
+
+
+def load_sign(
+    table: pd.DataFrame, version: str, corpus: str, size: str, vocab_size: int
+) -> str | None:
+    """Why the stored runs of ``version`` in one cell (corpus, size, vocab) show the machine's load
+    rather than the code, if they do; else None. The sign: its merge loop slower here, in every
+    repeat (the ranges apart), than at a larger vocab of the same corpus and size, whose loop
+    makes these same merges and more. The pretokenization of both cells (the same work at every
+    vocab) is quoted beside it."""
+    ok = table[
+        (table["status"] == "ok")
+        & (table["version"] == version)
+        & (table["corpus"] == corpus)
+        & (table["size"] == size)
+    ]
+    if "merge_s" not in ok.columns:
+        return None
+    ok = ok[ok["merge_s"].notna()]  # a library's run records no merge loop of its own
+    here = ok[ok["vocab_size"] == vocab_size]
+    for larger, there in ok[ok["vocab_size"] > vocab_size].groupby("vocab_size"):
+        if here.empty or here["merge_s"].min() <= there["merge_s"].max():
+            continue
+        sign = (
+            f"{version}'s merge loop took {_span(here['merge_s'])} here and "
+            f"{_span(there['merge_s'])} at vocab {int(larger):,}, which makes these merges and "
+            "more: load on the machine set these times"
+        )
+        if "pretokenize_s" in ok.columns:
+            sign += (
+                f" (its pretokenization, the same work at both: {_span(here['pretokenize_s'])} "
+                f"here, {_span(there['pretokenize_s'])} there)"
+            )
+        return sign
+    return None
+
+
+def _span(seconds: pd.Series) -> str:
+    return f"{seconds.min():.2f} to {seconds.max():.2f} s"

@@ -169,10 +169,24 @@ if __name__ == "__main__":
 
 def round_trip_model(costs: pd.DataFrame) -> tuple[float, float]:
     """``R(N) = fixed + per_worker * N``, fitted to the measured round trips (the parent pickles
-    and sends N messages, then reads N answers, one after another)."""
+    and sends N messages, then reads N answers, one after another). A line whose intercept comes
+    out below zero (a round trip cannot cost less than nothing) is fitted again through the
+    origin, ``fixed = 0``: :func:`free_round_trip_line` gives the line before that."""
+    fixed, per_worker = free_round_trip_line(costs)
+    if fixed >= 0:
+        return fixed, per_worker
+    trips = costs[costs["quantity"] == "round_trip_s"]
+    workers = trips["workers"].astype(float).to_numpy()
+    values = trips["value"].astype(float).to_numpy()
+    return 0.0, float((workers * values).sum() / (workers * workers).sum())
+
+
+def free_round_trip_line(costs: pd.DataFrame) -> tuple[float, float]:
+    """``(fixed, per_worker)`` of the least-squares line through the measured round trips, with
+    nothing imposed on the intercept."""
     trips = costs[costs["quantity"] == "round_trip_s"]
     per_worker, fixed = np.polyfit(trips["workers"].astype(float), trips["value"], 1)
-    return max(float(fixed), 0.0), float(per_worker)
+    return float(fixed), float(per_worker)
 
 
 def work_per_word(trace: pd.DataFrame, min_words: int = 500) -> float:

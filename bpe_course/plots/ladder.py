@@ -29,16 +29,39 @@ def rung_label(name: str) -> str:
     return f"{name}: {rung.change}"
 
 
+# More V5 rungs than this and a ramp of one colormap gives shades a projector cannot tell apart.
+RAMP_MOST = 4
+# Told apart at a projector's distance: matplotlib's qualitative palette (tab10, its grey and olive
+# left out, which the V4 greys and a washed-out projector would confuse), one marker a rung.
+DISTINCT = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
 def rung_colors(names: Iterable[str]) -> dict[str, Color]:
-    """The V5 ladder from dark (the post's) to light (the course's); V4 rungs in greys."""
+    """A few V5 rungs (up to :data:`RAMP_MOST`): the ladder from dark (the post's) to light (the
+    course's); more: a distinct colour each. V4 rungs in greys."""
     ramp = matplotlib.colormaps["viridis"]
     v5 = [n for n in names if RUNGS[n].kind == "v5"]
     v4 = [n for n in names if RUNGS[n].kind == "v4"]
-    # viridis up to 0.8: its last fifth is yellow, which a projector washes out on white.
-    colors: dict[str, Color] = {n: ramp(i / max(1, len(v5) - 1) * 0.8) for i, n in enumerate(v5)}
+    colors: dict[str, Color]
+    if len(v5) <= RAMP_MOST:
+        # viridis up to 0.8: its last fifth is yellow, which a projector washes out on white.
+        colors = {n: ramp(i / max(1, len(v5) - 1) * 0.8) for i, n in enumerate(v5)}
+    else:
+        colors = {n: DISTINCT[i % len(DISTINCT)] for i, n in enumerate(v5)}
     greys = ("#000000", "#6b6b6b", "#a8a8a8")
     colors.update({n: greys[i % len(greys)] for i, n in enumerate(v4)})
     return colors
+
+
+def rung_markers(names: Sequence[str]) -> dict[str, str]:
+    """A marker per rung, in ladder order within each kind, so that lines of close colours (the
+    V4 greys, or two V5 shades) are told apart without the colour."""
+    out: dict[str, str] = {}
+    for kind in ("v5", "v4"):
+        of_kind = [n for n in names if RUNGS[n].kind == kind]
+        out.update({n: MARKERS[i % len(MARKERS)] for i, n in enumerate(of_kind)})
+    return out
 
 
 def plot_ladder_curves(
@@ -55,11 +78,11 @@ def plot_ladder_curves(
     fig, axes = plt.subplots(
         -(-len(pairs) // columns), columns, figsize=(width, height + 1.4), squeeze=False
     )
-    colors = rung_colors(rungs)
+    colors, markers = rung_colors(rungs), rung_markers(rungs)
     plain = FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}")
     for ax, (shape, size) in zip(axes.flat, pairs):
         part = summary[(summary["shape"] == shape) & (summary["size"] == size)]
-        _draw_rungs(ax, part, rungs, colors)
+        _draw_rungs(ax, part, rungs, colors, markers)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ticks = [
@@ -78,8 +101,12 @@ def plot_ladder_curves(
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=style.SMALLEST, frameon=False)
     runs = table[table["traced"]].groupby(["shape", "size", "rung"])["repeat"].nunique()
     repeats = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()}-{runs.max()}"
+    v5_rungs = sum(RUNGS[n].kind == "v5" for n in rungs)
+    shades = (
+        "(dark) towards the course's (light)" if v5_rungs <= RAMP_MOST else "towards the course's"
+    )
     fig.suptitle(
-        "The ladder: the post's V5 (dark) towards the course's (light), one change a step; "
+        f"The ladder: the post's V5 {shades}, one change a step; "
         f"V4s dashed\nline: median of {repeats} repeats, band: fastest to slowest\n"
         f"{where_measured(table)}",
         fontsize=style.SMALLEST + 1,
@@ -89,9 +116,15 @@ def plot_ladder_curves(
 
 
 def _draw_rungs(
-    ax: Axes, part: pd.DataFrame, rungs: Sequence[str], colors: dict[str, Color]
+    ax: Axes,
+    part: pd.DataFrame,
+    rungs: Sequence[str],
+    colors: dict[str, Color],
+    markers: dict[str, str],
 ) -> None:
-    """Each rung's median as a line (V4 rungs dashed), its repeats' range as a band."""
+    """Each rung's median as a line with its marker (V4 rungs dashed), its repeats' range as a
+    band (fainter where many lines share the panel)."""
+    alpha = 0.18 if len(rungs) <= RAMP_MOST + 1 else 0.08
     for name in rungs:
         line = part[part["rung"] == name]
         if line.empty:
@@ -103,10 +136,13 @@ def _draw_rungs(
             color=colors[name],
             linestyle="--" if dashed else "-",
             linewidth=1.6,
+            marker=markers[name],
+            markersize=6,
+            markevery=0.1,  # a marker every tenth of the line's length on the page
             label=rung_label(name),
         )
         ax.fill_between(
-            line["vocab_size"], line["min"], line["max"], color=colors[name], alpha=0.18
+            line["vocab_size"], line["min"], line["max"], color=colors[name], alpha=alpha
         )
 
 

@@ -54,7 +54,7 @@ RUNGS: dict[str, Rung] = {
     r.name: r
     for r in [
         # V5: the post's, then one change a step, up to the course's.
-        Rung("p5", "v5", "the post's V5 as published", None, True, _v5(_P5)),
+        Rung("p5", "v5", "the post's V5, made exact", None, True, _v5(_P5)),
         Rung("p5-gc", "v5", "collector off", "p5", False, _v5(replace(_P5, collector=False))),
         Rung("bytes", "v5", "entries: one bytes key, compared in C", "p5", True, _v5(_BYTES)),
         Rung(
@@ -100,7 +100,7 @@ RUNGS: dict[str, Rung] = {
             "v5", "v5", "the course's V5 (trainers/v5_heap.py)", "rewrite", True, v5_heap.merge_loop
         ),
         # V4: the post's, then the course's rewrite, then the course's search for the max.
-        Rung("p4", "v4", "the post's V4 as published", None, True, _v4(_P4)),
+        Rung("p4", "v4", "the post's V4, made exact", None, True, _v4(_P4)),
         Rung("rewrite4", "v4", "words: the course's V4 rewrite", "p4", True, _v4(_REWRITE4)),
         Rung("top4", "v4", "max: top count in C, key for ties", "rewrite4", True, _v4(_TOP4)),
     ]

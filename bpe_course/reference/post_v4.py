@@ -5,7 +5,8 @@ post builds it, so the course can measure what the post measured and say where t
 come from. What this design does, and the course's V4 does not:
 
 - the best pair comes from ``max`` with a Python key function called on every pair, every merge
-  (the course's V4 finds the top count at C speed and calls Python only for ties);
+  (the course's V4 finds the top count with ``max`` in C, collects the tied pairs in one
+  Python-level pass, and calls the key only for those);
 - each affected word has every one of its pairs subtracted from the counts and from the index,
   then the merged word's pairs added back (the course's V4 records the changes of a word once);
 - words are lists in a dict, counts and index are ``defaultdict``s.
@@ -40,10 +41,12 @@ from bpe_course.trainers.common import (
 
 @dataclass(frozen=True)
 class Design:
-    """How a V4 is built; the defaults are the post's V4 as published.
+    """How a V4 is built; the defaults are the post's V4, with the ids ending the key (the one fix
+    that makes it exact: see the module docstring).
 
     ``find``: ``"key"``, ``max`` with a Python key function on every pair (the post's), or
-    ``"top_count"``, the top count found at C speed and the key only for tied pairs (the course's
+    ``"top_count"``, the top count found by ``max`` in C, the tied pairs collected in a Python-level
+    pass, and the key only for those (the course's
     :func:`~bpe_course.trainers.common.most_frequent_pair`). ``rewrite``: ``"post"``, the post's
     word update (:func:`rewrite_word`), or ``"course"``, the course's V4 ``rewrite_words``.
     """
@@ -119,7 +122,7 @@ def merge_loop(
     design: Design = PUBLISHED,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges, with the V4 ``design`` describes
-    (by default the post's V4 as published)."""
+    (by default the post's V4, made exact)."""
     vocab, merges = initial_vocab(special_tokens), []
     wanted = vocab_size - len(vocab)  # valid: checked by the API
     post_rewrite = design.rewrite == "post"

@@ -82,7 +82,8 @@ _CHOICES = {
 
 @dataclass(frozen=True)
 class Design:
-    """How a V5 is built; the defaults are the post's V5 as published (see the module docstring)."""
+    """How a V5 is built; the defaults are the post's V5, with the two fixes that make it exact
+    (``__eq__``, the ids ending the key: see the module docstring)."""
 
     entries: str = "wrapper"
     collector: bool = True
@@ -173,7 +174,7 @@ def merge_loop(
     design: Design = PUBLISHED,
 ) -> tuple[Vocab, Merges]:
     """Learn ``vocab_size - 256 - len(special_tokens)`` merges, with the V5 ``design`` describes
-    (by default the post's V5 as published)."""
+    (by default the post's V5, made exact)."""
     with collector_paused(not design.collector):
         return _heap_loop(word_counts, vocab_size, special_tokens, on_merge, design)
 

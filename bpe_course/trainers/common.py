@@ -185,10 +185,12 @@ def tie_break_key(pair: Pair, vocab: Vocab) -> tuple[bytes, bytes, int, int]:
 
 
 def most_frequent_pair(pair_counts: Mapping[Pair, int], vocab: Vocab) -> Pair:
-    """The pair to merge: highest count, ties broken by :func:`tie_break_key`. O(P)."""
-    top = max(pair_counts.values())  # one pass at C speed ...
-    tied = [pair for pair, count in pair_counts.items() if count == top]
-    if len(tied) == 1:  # ... and the Python-level key only for the few tied pairs
+    """The pair to merge: highest count, ties broken by :func:`tie_break_key`. O(P): two passes
+    over all P counts, the first (``max``) in C, the second (collecting the tied pairs) a
+    Python-level comprehension; the Python tie-break key is called only for the tied pairs."""
+    top = max(pair_counts.values())  # pass 1, in C: the top count
+    tied = [pair for pair, count in pair_counts.items() if count == top]  # pass 2, in Python
+    if len(tied) == 1:  # the tie-break key only for the tied pairs
         return tied[0]
     return max(tied, key=lambda pair: tie_break_key(pair, vocab))
 

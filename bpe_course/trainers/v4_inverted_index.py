@@ -4,10 +4,12 @@ Change from V3: ``pair_to_words``, a map from each pair to the ids of the words 
 ``where_to_update`` of Hugging Face's trainer). A merge visits only those words and keeps the
 index up to date as it rewrites them.
 Data: words by id (tuples of token ids) with their counts, ``pair_counts``, ``pair_to_words``.
-Per merge: O(P) to find the best pair (a C-speed pass over the counts), O(A l) to rewrite the A
-words holding it (l: their lengths). A word of length l can be rewritten at most l - 1 times, at
-O(l) each, so the rewriting over all merges costs at most O(sum of l squared) over the distinct
-words, whatever the number of merges (notebook 08 checks it against a count). The search for the
+Per merge: O(P) to find the best pair (:func:`~bpe_course.trainers.common.most_frequent_pair`:
+``max`` over the P counts in C, then a Python-level pass over all P pairs to collect those tied at
+the top count), O(A l) to rewrite the A words holding it (l: their lengths). A word of length l
+can be rewritten at most l - 1 times, at O(l) each, so the rewriting over all merges costs at most
+O(sum of l squared) over the distinct words, whatever the number of merges (notebook 08 checks it
+against a count). The search for the
 best pair costs the sum of P over the merges, and P grows during training: that is what remains.
 Memory: the index holds at most one entry per pair position, O(sum of l).
 """
@@ -80,7 +82,7 @@ def rewrite_words(
     """
     ### BEGIN SOLUTION
     deltas: dict[Pair, int] = {}
-    holders = pair_to_words.pop(best)  # after the merge no word holds it, and it never comes back
+    holders = pair_to_words.pop(best)  # the words to rewrite; the entry is not re-created
     for word_id in holders:
         old = words[word_id]
         new = merge_word(old, best, new_id)

@@ -7,9 +7,10 @@ every other version, compared in C, and every entry is a tuple of ints and bytes
 garbage collector stops tracking (a wrapper class instance would be tracked forever).
 
 Lazy deletion: counts change all the time and ``heapq`` cannot update an entry in place, so old
-entries stay. A pair's count only rises when a new entry is pushed, so the heap always holds an
-entry with at least the pair's current count. On pop, an entry whose count differs from the live
-count is stale: re-pushed with the live count if the pair is alive with a lower count, else dropped.
+entries stay. A new entry is pushed only when a pair's count rises. On pop, an entry whose count
+differs from the live count is stale: re-pushed with the live count if the pair is alive with a
+lower count, else dropped; the first entry popped whose count equals the live count is returned
+(notebook 09's exercise 3 asks why that is the best pair).
 Compaction: when entries exceed ``compaction_factor`` times the live pairs, the heap is rebuilt
 from the live counts, which bounds its memory.
 Per merge: O(A L log H) to push the pairs whose count rose, plus the stale pops, each paid once.

@@ -17,7 +17,8 @@ To write the regions again after measuring (or to see what changed)::
 
 (``make guide`` runs the first.) The minutes come from ``python -m
 bpe_course.course.runner.timing``; a notebook whose cells or prose changed since it was timed is
-named on standard error, so you know which to time again.
+named in the guide itself (the ``minutes-source`` region) and on standard error, so you know which
+to time again.
 """
 
 from __future__ import annotations
@@ -39,7 +40,14 @@ from bpe_course.bench.cluster import path_ratios
 from bpe_course.bench.ladder import crossover as ladder_crossover
 from bpe_course.bench.lessons import per_merge_ms, stored_lesson
 from bpe_course.bench.memory import summarize
-from bpe_course.bench.repeat import Spread, compare, ratio_spread, spreads, where_measured
+from bpe_course.bench.repeat import (
+    Spread,
+    compare,
+    load_sign,
+    ratio_spread,
+    spreads,
+    where_measured,
+)
 from bpe_course.bench.tables import stored_results
 from bpe_course.corpora.datasets import parse_size
 from bpe_course.course.runner.timing import (
@@ -181,12 +189,20 @@ def minutes_source() -> str:
             f"{_span(part['load_1min'])} when each notebook ended"
         )
     modes = _list(sorted(set(table["mode"])))
+    stale = stale_timings()
+    changed = (
+        "\n\n**Changed since they were timed**, so their minutes above, and the slowest cells "
+        "this guide names for them, describe an older version (time them again):\n\n"
+        + _bullets(stale)
+        if stale
+        else ""
+    )
     return (
         f"The figures were measured in {modes} mode, one run per notebook: "
         + "; ".join(groups)
         + " (the `date`, `machine` and `load_1min` columns). *Reading min* is the markdown's "
         f"word count at {WORDS_PER_MINUTE} words a minute (the same script counts them; HTML tags "
-        "and link targets are not words)."
+        "and link targets are not words)." + changed
     )
 
 
@@ -294,7 +310,10 @@ def _paired(table: pd.DataFrame, version: str, reference: str, metric: str) -> l
     out = []
     for r in paired_ratios(table, version, reference, metric).itertuples():
         runs = "one run" if r.repeats == 1 else f"{r.min:.2f} to {r.max:.2f}x, {r.repeats} repeats"
-        out.append(f"{r.corpus} {r.size}, vocab {int(r.vocab_size):,}: {r.median:.2f}x ({runs})")
+        line = f"{r.corpus} {r.size}, vocab {int(r.vocab_size):,}: {r.median:.2f}x ({runs})"
+        signs = (load_sign(table, v, r.corpus, r.size, r.vocab_size) for v in (version, reference))
+        sign = next((found for found in signs if found), None)
+        out.append(line if sign is None else f"{line}, not resolved: {sign}")
     return out
 
 
@@ -330,6 +349,11 @@ def stored_06() -> str:
     )
 
 
+# A run had the cores it asked for when its CPU time over its wall time reached this share of its
+# workers (ours): below it, the machine's load, not the workers, set the wall time.
+CORES_FLOOR = 0.8
+
+
 def stored_07() -> str:
     stored = stored_results("parallel_pretokenize")
     lines = []
@@ -338,12 +362,21 @@ def stored_07() -> str:
     ):
         gain = ratio_spread(part, "1 worker", "2 workers")
         had = {
-            job: Spread(tuple(run["cpu_s"] / run["seconds"])).median
-            for job, run in part.groupby("job")
+            job: Spread(tuple(run["cpu_s"] / run["seconds"])) for job, run in part.groupby("job")
         }
+        short = [job for job, cores in had.items() if cores.low < CORES_FLOOR * int(job[0])]
+        if short:
+            lines.append(
+                f"{size}: not resolved: some runs did not get the cores they asked for ("
+                + ", ".join(f"{job} {had[job].low:.2f} to {had[job].high:.2f} cores" for job in had)
+                + ", CPU time over wall time), so the machine's load set their times; "
+                f"1 worker's time over 2 workers' ran from {gain.low:.2f} to {gain.high:.2f}x"
+            )
+            continue
         lines.append(
             f"{size}: 1 worker's time over 2 workers' {_ratio(gain)}, the runs having "
-            f"{had['1 worker']:.1f} and {had['2 workers']:.1f} cores (CPU time over wall time)"
+            f"{had['1 worker'].median:.1f} and {had['2 workers'].median:.1f} cores (CPU time "
+            "over wall time)"
         )
     return _bullets(
         [

@@ -3,7 +3,7 @@ piece, and which tokens a trained vocabulary makes of it, with ids and bytes per
 
 Tokens are drawn with strong, alternating colours and a border, so a boundary is visible in any
 light; a token that holds only part of a character (its bytes are not UTF-8 on their own) shows
-those bytes in hex, with a note, instead of a bare U+FFFD.
+those bytes in hex, with a note.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def token_html(pieces: Sequence[tuple[int, bytes]]) -> str:
         )
     note = (
         "<div><small>Red dashed: a token that holds part of a character (its bytes are not UTF-8 "
-        "on their own), shown in hex; decoded alone, each would be U+FFFD.</small></div>"
+        "on their own), shown in hex.</small></div>"
         if partial
         else ""
     )
