@@ -9,8 +9,8 @@ run (:mod:`~bpe_course.course.exercises.judge`) all read it, and it reads none o
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from bpe_course.course.exercises.watch import shown
@@ -68,6 +68,10 @@ class Exercise:
     # The package's functions that give the whole answer (default: the solution alone): a student's
     # function that calls one is not graded as theirs (:mod:`bpe_course.course.exercises.watch`).
     course_answers: Callable[[], tuple[Callable, ...]] | None = None
+    # Every rule the prompt (the stub's docstring) states, one line each, by a short name: the
+    # tests hold, for each, a wrong solution that breaks it alone, and show that the generated
+    # inputs catch it (tests/test_exercises.py, FIXTURES).
+    rules: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def answer_function(self) -> Callable:

@@ -18,6 +18,16 @@ HINT = (
     "Merge the word (with your `merge_word` or the package's), then take every adjacent pair of "
     "the old word with `-count` and every adjacent pair of the new word with `+count`."
 )
+# Every rule the stub's docstring states (tests/test_exercises.py breaks each alone).
+RULES = {
+    "times count": "each change is multiplied by count: the word occurs count times",
+    "each occurrence": "a pair held twice in a word counts twice",
+    "after minus before": (
+        "a pair's change is its occurrences after the merge minus those before (losses and gains)"
+    ),
+    "merged as merge_word": "overlaps merge left to right: (1, 1, 1) on (1, 1) gives (9, 1)",
+    "a dict": "it returns a dict {pair: change} (a change of 0 may be left out)",
+}
 
 
 def cases():
