@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import json
 import multiprocessing
+import os
 import signal
 import textwrap
 import time
@@ -1302,6 +1303,116 @@ def test_check_all_prints_the_six_exercises_and_what_next(capsys) -> None:
     assert [line.split()[0] for line in lines[1:7]] == NAMES
     assert all(line.split()[1:3] == ["not", "done"] for line in lines[1:7])
     assert lines[-1].startswith("Next: write merge_word (notebook 05_v1_naive)")
+
+
+def test_a_students_own_folder_is_graded_before_the_course_stubs(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    # A student's folder, the package installed from this checkout (its notebooks/exercises/ holds
+    # the unwritten stubs): ./exercises/ is graded, every report names the file, and an exercise
+    # not in it yet is "not done" there, not the course's stub.
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exercises").mkdir()
+    student_file(tmp_path / "exercises", "merge_word", RIGHT["merge_word"])
+    assert main(["check", "merge_word"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("merge_word: passed.") and out.rstrip().endswith(
+        f"Graded: {Path('exercises', 'merge_word.py')}."
+    )
+    assert main(["check", "pop_best"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"pop_best: not done yet: no file {Path('exercises', 'pop_best.py')}.")
+    assert str(notebooks_dir() / "exercises" / "pop_best.py") in out  # the stub to copy
+    assert main(["check", "--all"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:2] == ["merge_word", "passed"]
+    assert all(line.split()[1:3] == ["not", "done"] for line in lines[2:7])
+    assert lines[-2] == f"Graded: the files NAME.py in exercises{os.sep}."
+    assert lines[-1].startswith(
+        f"Next: write pair_count_changes (notebook 06_v2_incremental), in "
+        f"{Path('exercises', 'pair_count_changes.py')}, then"
+    )
+
+
+def test_a_folder_named_on_the_command_line_is_graded(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    student_file(mine, "merge_word", RIGHT["merge_word"])
+    assert main(["check", "merge_word", "--folder", "mine"]) == 0
+    assert f"Graded: {Path('mine', 'merge_word.py')}." in capsys.readouterr().out
+    assert main(["check", "--all", "--folder", "mine"]) == 1
+    assert f"Graded: the files NAME.py in mine{os.sep}." in capsys.readouterr().out
+    assert main(["check", "--all", "--folder", "nowhere"]) == 2
+    assert "--folder nowhere: no such folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["standard input", "a script without a main guard"])
+def test_check_from_a_script_grades_a_right_file(how, tmp_path) -> None:
+    # The grader's child starts without the parent's __main__: no "<stdin>" file to look for, no
+    # second run of a script that calls check() at its top level.
+    import subprocess
+    import sys
+
+    path = student_file(tmp_path, "merge_word", RIGHT["merge_word"])
+    script = f"from bpe_course.exercises import check\nprint(check('merge_word', {str(path)!r}))\n"
+    if how == "standard input":
+        command = {"args": [sys.executable, "-"], "input": script}
+    else:
+        (tmp_path / "grade.py").write_text(script, encoding="utf-8")
+        command = {"args": [sys.executable, str(tmp_path / "grade.py")]}
+    done = subprocess.run(**command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.stdout.startswith("merge_word: passed."), done.stdout + done.stderr
+
+
+def test_a_function_under_another_exercises_name_is_said_to_look_like_it(tmp_path) -> None:
+    namespace: dict = {}
+    exec(textwrap.dedent(RIGHT["merge_word"]), namespace)
+    report = check("pop_best", namespace["merge_word"])
+    assert not report.passed
+    assert "Note: this looks like merge_word, not pop_best" in report.text
+    assert "takes (word, pair, new_id)" not in report.text
+    path = student_file(tmp_path, "pop_best", RIGHT["merge_word"])  # the wrong file's content
+    report = check("pop_best", path)
+    assert "defines no function pop_best" in report.text
+    assert "Note: this looks like merge_word, not pop_best" in report.text
+    misnamed = RIGHT["pop_best"].replace("def pop_best(", "def pop_bets(")
+    report = check("pop_best", student_file(tmp_path, "pop_best", misnamed))
+    assert "Note: it defines pop_bets(heap, pair_counts): name it pop_best." in report.text
+
+
+def test_pop_best_reports_show_pairs_and_tokens_never_raw_keys(tmp_path) -> None:
+    entry_alone = with_part(RIGHT_POP, "return entry, stale, pushed_back", "return entry")
+    report = check("pop_best", student_file(tmp_path, "pop_best", entry_alone))
+    assert "yours returned <the entry of (" in report.text
+    assert "\\x" not in report.text and "key" not in report.text.replace("keys order", "")
+    by_ids = next(f[3] for f in FIXTURES if f[2].startswith("equal counts chosen by the greatest"))
+    report = check("pop_best", student_file(tmp_path, "pop_best", by_ids))
+    assert "the ids' tokens {" in report.text and "\\x" not in report.text
+    assert "by the pairs' bytes, not by their ids: (b'" in report.text
+
+
+def test_the_speed_line_closes_its_parentheses() -> None:
+    from bpe_course.course.exercises.cases import train_bpe as cases
+
+    fast, line = cases.speed((cases.Corpus("low lower newest " * 20, "a text"), 260, []), 0.0)
+    assert fast and line.startswith("Speed (CS336's speed test: the stories corpus, ")
+    depth = 0
+    for char in line:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        assert depth >= 0, line
+    assert depth == 0, line
+
+
+def test_a_renamed_exercises_old_file_graded_points_at_the_new_file(tmp_path) -> None:
+    write_stubs(tmp_path)
+    old = student_file(
+        tmp_path, "update_index", "def update_index(words, index, pair, new_id): ...\n"
+    )
+    report = check("rewrite_words", old)
+    assert f"Note: {old} is the exercise update_index" in report.text
+    assert f"move your work into {tmp_path / 'rewrite_words.py'}." in report.text
 
 
 def test_hint_shows_the_exercises_hint_when_it_does_not_pass(capsys) -> None:

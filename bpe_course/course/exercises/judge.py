@@ -17,6 +17,7 @@ course's stories) with a time limit scaled to their size, and a speed check besi
 from __future__ import annotations
 
 import contextlib
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -53,7 +54,8 @@ def grade(
     limits = limits or Limits(cpu_seconds=exercise.total_seconds + STARTUP_SECONDS)
     watched = () if load.is_solution else exercise.answers()
     try:
-        sandbox = Sandbox(load, exercise.outcome, limits, fork, watched)
+        with main_module_left_behind():
+            sandbox = Sandbox(load, exercise.outcome, limits, fork, watched)
     except Exception as err:  # cannot start a process at all: still one paragraph
         return Report(exercise.name, "failed", f"{exercise.name}: {grader_failed(err)}")
     try:
@@ -354,6 +356,27 @@ class Grading:
             "one call: an endless loop? Check that every pass of your loop moves forward (or "
             "allow more time with --timeout)."
         )
+
+
+@contextlib.contextmanager
+def main_module_left_behind():
+    """Start the child without the parent's ``__main__``: a spawned child runs the parent's main
+    script again (as ``__mp_main__``) before anything else, which fails for a script read from
+    standard input (``python - < script.py``: there is no file ``<stdin>``) and starts a second
+    check for a script that calls ``check()`` without ``if __name__ == "__main__":``. The child
+    needs nothing of it: what it runs is the package's and the student's file."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    spec, file = getattr(main, "__spec__", None), main.__dict__.pop("__file__", None)
+    main.__spec__ = None  # what multiprocessing reads first: no module name to import
+    try:
+        yield
+    finally:
+        main.__spec__ = spec
+        if file is not None:
+            main.__file__ = file
 
 
 @contextlib.contextmanager
