@@ -101,9 +101,7 @@ def test_merges_are_compared_exactly_and_the_first_difference_named() -> None:
     assert merges_problem(wanted, [(b"s", b"t"), (b"e", b"s")]) == (
         "Merge number 2 differs: expected (b'e', b'st'), yours (b'e', b's') (the 1 before it agree)."
     )
-    assert merges_problem(wanted, wanted[:2]) == (
-        "Expected 3 merges; yours made 2 (the first 2 agree)."
-    )
+    assert merges_problem(wanted, wanted[:2]) == ("Expected 3 merges; yours made 2; those 2 agree.")
 
 
 NAIVE_TRAINER = '''

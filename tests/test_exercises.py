@@ -7,8 +7,12 @@ from __future__ import annotations
 import inspect
 import json
 import multiprocessing
+import os
+import signal
 import textwrap
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -22,7 +26,9 @@ from bpe_course.course.exercises.cases import rewrite_words as index_cases
 from bpe_course.course.exercises.catalog import EXERCISES, exercise_file
 from bpe_course.course.exercises.check import check
 from bpe_course.course.exercises.hiding import BEGIN, END
+from bpe_course.course.exercises.judge import Grading
 from bpe_course.course.exercises.prompts import exercise_text
+from bpe_course.course.exercises.sandbox import Limits, Stopped, plain, unplain
 from bpe_course.course.exercises.stubs import (
     function_stub,
     stale_stubs,
@@ -219,6 +225,7 @@ def test_a_right_answer_written_apart_from_the_package_passes(name, tmp_path, mo
 WRONG = [
     (  # merges overlapping occurrences twice: the index moves by one after a merge
         "merge_word",
+        "no overlap",
         """
         def merge_word(word, pair, new_id):
             out = []
@@ -231,6 +238,7 @@ WRONG = [
     ),
     (  # right to left
         "merge_word",
+        "left to right",
         """
         def merge_word(word, pair, new_id):
             out = list(word)
@@ -244,6 +252,7 @@ WRONG = [
     ),
     (  # the neighbours of each occurrence, without merging: wrong when occurrences overlap
         "pair_count_changes",
+        "merged as merge_word",
         """
         def pair_count_changes(word, pair, new_id, count):
             changes = {}
@@ -265,6 +274,7 @@ WRONG = [
     ),
     (  # cuts after the token instead of before it
         "find_chunk_boundaries",
+        "the first occurrence",
         with_part(
             with_part(
                 RIGHT_CUTS,
@@ -280,6 +290,7 @@ WRONG = [
     ),
     (  # forgets that the merged pair's words no longer hold it
         "rewrite_words",
+        "best removed",
         with_part(
             RIGHT_INDEX, "holders = pair_to_words.pop(best)", "holders = list(pair_to_words[best])"
         ),
@@ -289,10 +300,11 @@ WRONG = [
     ),
     (  # drops a stale entry whose pair is still alive instead of pushing it back
         "pop_best",
+        "lower: pushed back",
         with_part(RIGHT_POP, "if 0 < live < -neg_count:", "if False:"),
-        "on a heap holding (count, pair) [(2, (0, 0))], pair_counts={(0, 0): 1} (the smallest "
-        "failing input hypothesis found). Expected it to return the entry of (0, 0) at count 1; "
-        "yours returned None.",
+        "on a heap holding (count, pair) [(2, (0, 0))], pair_counts={(0, 0): 1}, the ids' tokens "
+        "{0: b'b'} (the smallest failing input hypothesis found). Expected it to return the entry "
+        "of (0, 0) at count 1; yours returned None.",
     ),
 ]
 
@@ -300,7 +312,8 @@ WRONG = [
 def counterexample(text: str) -> str:
     """The input a report names: from "on " to the parenthesis that says where it came from."""
     start = text.index(" on ") + 4
-    return text[start : text.index(" (", start)]
+    ends = [text.find(f" ({where}", start) for where in ("the smallest", "one of the fixed")]
+    return text[start : max(ends)]
 
 
 def as_small_as(report: str, wanted: str, slack: int = 12) -> bool:
@@ -315,8 +328,12 @@ def as_small_as(report: str, wanted: str, slack: int = 12) -> bool:
     )
 
 
-@pytest.mark.parametrize(("name", "source", "wanted"), WRONG, ids=[w[0] for w in WRONG])
-def test_a_wrong_answer_fails_on_the_smallest_input(name, source, wanted, tmp_path, capsys) -> None:
+@pytest.mark.parametrize(
+    ("name", "rule", "source", "wanted"), WRONG, ids=[f"{w[0]}: {w[1]}" for w in WRONG]
+)
+def test_a_wrong_answer_fails_on_the_smallest_input(
+    name, rule, source, wanted, tmp_path, capsys
+) -> None:
     path = student_file(tmp_path, name, source)
     assert main(["check", name, "--file", str(path)]) == 1
     out = capsys.readouterr().out
@@ -458,9 +475,10 @@ def test_rewrite_words_leaves_the_index_of_the_new_words(data) -> None:
 @given(st.data())
 def test_pop_best_finds_the_best_live_pair(data) -> None:
     heap, pair_counts = data.draw(heap_cases.cases())
+    vocab = heap_cases.tokens_of(heap)  # the ids' tokens, read back from the heap's keys
     best = max(
         pair_counts,
-        key=lambda p: (pair_counts[p], tie_break_key(p, heap_cases.TINY_VOCAB)),
+        key=lambda p: (pair_counts[p], tie_break_key(p, vocab)),
         default=None,
     )
     entry, _, _ = pop_best(heap, pair_counts)
@@ -538,6 +556,7 @@ FIXTURES = [
     # merge_word
     (
         "merge_word",
+        None,
         "the ids' text: ' '.join and str.replace",
         """
         def merge_word(word, pair, new_id):
@@ -549,19 +568,28 @@ FIXTURES = [
     ),
     (
         "merge_word",
+        "every occurrence",
         "only the first occurrence",
         MERGE_LOOP.replace("i += 2", "out.extend(word[i + 2 :])\n                break"),
         "Expected (4, 4); yours returned (4, 0, 0).",
     ),
     (
         "merge_word",
+        "the pair, in order",
         "the reverse pair merged too",
         MERGE_LOOP.replace("word[i : i + 2] == pair", "word[i : i + 2] in (pair, pair[::-1])"),
         "Expected (0, 0, 1); yours returned (0, 5001).",
     ),
-    ("merge_word", "a list, not a tuple", MERGE_LOOP.replace("tuple(out)", "out"), "(a list)"),
     (
         "merge_word",
+        "a tuple",
+        "a list, not a tuple",
+        MERGE_LOOP.replace("tuple(out)", "out"),
+        "(a list)",
+    ),
+    (
+        "merge_word",
+        "the rest kept",
         "the last id dropped",
         MERGE_LOOP.replace("while i < len(word):", "while i < len(word) - 1:"),
         "Expected (0,); yours returned ().",
@@ -569,12 +597,14 @@ FIXTURES = [
     # pair_count_changes
     (
         "pair_count_changes",
+        "times count",
         "count ignored (one occurrence each)",
         RIGHT_CHANGES.replace("count * n", "n"),
         "count=2",
     ),
     (
         "pair_count_changes",
+        "each occurrence",
         "pairs as sets, not counted",
         with_part(
             RIGHT_CHANGES, "Counter(zip(word, word[1:]))", "Counter(set(zip(word, word[1:])))"
@@ -583,12 +613,14 @@ FIXTURES = [
     ),
     (
         "pair_count_changes",
+        "after minus before",
         "the gains only",
         with_part(RIGHT_CHANGES, "change.subtract", "change.update({}) or dict"),
         "expected -",
     ),
     (
         "pair_count_changes",
+        None,
         "merged on the ids' text",
         with_part(
             RIGHT_CHANGES,
@@ -604,9 +636,47 @@ FIXTURES = [
             "Expected {}; yours returned {(1, 12): -2}",
         ),
     ),
+    (
+        "pair_count_changes",
+        "after minus before",
+        "the losses only",
+        with_part(RIGHT_CHANGES, "change.update(", "change.subtract({}) or dict("),
+        "on word=(0, 0, 0), pair=(0, 0), new_id=5001, count=1 (the smallest failing input "
+        "hypothesis found). Expected {(0, 0): -2, (5001, 0): 1}; yours returned {(0, 0): -2} "
+        "((5001, 0): expected +1, yours +0).",
+    ),
+    (
+        "pair_count_changes",
+        "after minus before",
+        "a pair's gain written over its loss",
+        "from collections import Counter\n"
+        + textwrap.dedent(MERGE_LOOP)
+        + textwrap.dedent(
+            """
+
+            def pair_count_changes(word, pair, new_id, count):
+                merged = merge_word(word, pair, new_id)
+                change = {p: -count * n for p, n in Counter(zip(word, word[1:])).items()}
+                change.update({p: count * n for p, n in Counter(zip(merged, merged[1:])).items()})
+                return change
+            """
+        ),
+        "on word=(0, 1), pair=(0, 0), new_id=5001, count=1 (the smallest failing input "
+        "hypothesis found). Expected {}; yours returned {(0, 1): 1} ((0, 1): expected +0, yours "
+        "+1).",
+    ),
+    (
+        "pair_count_changes",
+        "a dict",
+        "a list of (pair, change)",
+        with_part(RIGHT_CHANGES, "return dict(change)", "return sorted(change.items())"),
+        "on word=(), pair=(0, 0), new_id=4, count=1 (the smallest failing input hypothesis "
+        "found). Expected a dict, {}; yours returned [].",
+    ),
     # find_chunk_boundaries
     (
         "find_chunk_boundaries",
+        "the bytes themselves",
         "a regex of the token, unescaped",
         "import re\n"
         + textwrap.dedent(RIGHT_CUTS)
@@ -614,10 +684,13 @@ FIXTURES = [
         .replace("if found == -1:", "if found is None:")
         .replace("if found > cuts[-1]:", "if found.start() > cuts[-1]:")
         .replace("cuts.append(found)", "cuts.append(found.start())"),
-        "split_token=b'|'",
+        "on path=<a file holding b'<|endoftext|>'>, desired_chunks=2, split_token=b'<|endoftext|>' "
+        "(the smallest failing input hypothesis found). Expected [0, 13]; yours returned "
+        "[0, 12, 13].",
     ),
     (
         "find_chunk_boundaries",
+        "increasing",
         "the guess not clamped, a cut repeated",
         with_part(
             with_part(
@@ -632,6 +705,7 @@ FIXTURES = [
     ),
     (
         "find_chunk_boundaries",
+        None,
         "evenly spaced, the token ignored",
         """
         def find_chunk_boundaries(path, desired_chunks, split_token):
@@ -644,13 +718,59 @@ FIXTURES = [
     ),
     (
         "find_chunk_boundaries",
+        "the first occurrence",
         "searched from one past the guess",
         with_part(RIGHT_CUTS, "cuts[-1]))", "cuts[-1]) + 1)"),
-        "Expected [0, 13, 26]; yours returned [0, 26]",
+        "on path=<a file holding b'a<|endoftext|>'>, desired_chunks=8, "
+        "split_token=b'<|endoftext|>' (the smallest failing input hypothesis found). Expected "
+        "[0, 1, 14]; yours returned [0, 14].",
+    ),
+    (
+        "find_chunk_boundaries",
+        "0 to size",
+        "the file's size left out",
+        with_part(RIGHT_CUTS, "return cuts + [len(data)]", "return cuts"),
+        "on path=<a file holding b'a'>, desired_chunks=1, split_token=b'<|endoftext|>' (the "
+        "smallest failing input hypothesis found). Expected [0, 1]; yours returned [0].",
+    ),
+    (
+        "find_chunk_boundaries",
+        "no token, no cut",
+        "no split token (None) not foreseen",
+        with_part(
+            RIGHT_CUTS,
+            "range(1, max(desired_chunks, 1) if split_token is not None else 1)",
+            "range(1, max(desired_chunks, 1))",
+        ),
+        "on path=<a file holding b''>, desired_chunks=2, split_token=None (the smallest failing "
+        "input hypothesis found). Expected [0, 0].",
+    ),
+    (
+        "find_chunk_boundaries",
+        "the guess",
+        "the guess rounded up",
+        with_part(
+            RIGHT_CUTS, "i * len(data) // desired_chunks", "-(-i * len(data) // desired_chunks)"
+        ),
+        "on path=<a file holding b'aa<|aaa'>, desired_chunks=2, split_token=b'|' (the smallest "
+        "failing input hypothesis found). Expected [0, 3, 7]; yours returned [0, 7].",
+    ),
+    (
+        "find_chunk_boundaries",
+        "none found: stop",
+        "no token after the guess: cut at the guess",
+        with_part(
+            RIGHT_CUTS,
+            "if found == -1:\n                break",
+            "if found == -1:\n                found = max(i * len(data) // desired_chunks, cuts[-1])",
+        ),
+        "on path=<a file holding b'aa'>, desired_chunks=2, split_token=b'<|endoftext|>' (the "
+        "smallest failing input hypothesis found). Expected [0, 2]; yours returned [0, 1, 2].",
     ),
     # rewrite_words
     (
         "rewrite_words",
+        "through the index",
         "every word rescanned, the index rebuilt",
         """
         from bpe_course.trainers.common import merge_word
@@ -674,6 +794,7 @@ FIXTURES = [
     ),
     (
         "rewrite_words",
+        "through the index",
         "every word tested for the pair",
         with_part(
             RIGHT_INDEX,
@@ -685,6 +806,7 @@ FIXTURES = [
     ),
     (
         "rewrite_words",
+        "pairs still held kept",
         "an old pair that still occurs dropped",
         with_part(
             with_part(RIGHT_INDEX, "- set(zip(new, new[1:])) - {best}", "- {best}"),
@@ -695,39 +817,83 @@ FIXTURES = [
     ),
     (
         "rewrite_words",
+        "new pairs added",
         "the new pairs never added",
         with_part(RIGHT_INDEX, "pair_to_words.setdefault(p, set()).add(i)", "pass"),
         "expected {0}, yours no entry. The index before the call: {(0, 0): {0}}.",
     ),
     (
         "rewrite_words",
+        "words in place",
         "words rebound, not changed in place",
         with_part(RIGHT_INDEX, "words[i] = new", "words = [*words[:i], new, *words[i + 1 :]]"),
         "The words afterwards: expected [(4,)]; yours [(0, 0)].",
     ),
     (
         "rewrite_words",
+        "count changes",
         "the count changes not returned",
         with_part(RIGHT_INDEX, "return deltas, len(holders)", "return None"),
         "it should return (count changes, words rewritten) = ({(0, 0): -1}, 1); yours returned None.",
     ),
+    (
+        "rewrite_words",
+        "lost pairs removed",
+        "a pair a word lost never removed",
+        with_part(RIGHT_INDEX, "pair_to_words[p].discard(i)", "pass"),
+        "on best=(0, 0), new_id=4, words=[(0, 0, 1)], counts=[1] (pair_to_words built from the "
+        "words) (the smallest failing input hypothesis found). The words are right, but "
+        "pair_to_words[(0, 1)] expected no entry, yours {0}.",
+    ),
+    (
+        "rewrite_words",
+        "count changes",
+        "the words' counts ignored",
+        with_part(
+            with_part(RIGHT_INDEX, "deltas.get(p, 0) - counts[i]", "deltas.get(p, 0) - 1"),
+            "deltas.get(p, 0) + counts[i]",
+            "deltas.get(p, 0) + 1",
+        ),
+        "on best=(0, 0), new_id=4, words=[(0, 0)], counts=[2] (pair_to_words built from the "
+        "words) (the smallest failing input hypothesis found). The words and the index are "
+        "right, but it should return (count changes, words rewritten) = ({(0, 0): -2}, 1); yours "
+        "returned ({(0, 0): -1}, 1).",
+    ),
+    (
+        "rewrite_words",
+        "words changed",
+        "the words' counts summed, not the words",
+        with_part(
+            RIGHT_INDEX,
+            "return deltas, len(holders)",
+            "return deltas, sum(counts[i] for i in holders)",
+        ),
+        "on best=(0, 0), new_id=4, words=[(0, 0)], counts=[2] (pair_to_words built from the "
+        "words) (the smallest failing input hypothesis found). The words and the index are "
+        "right, but it should return (count changes, words rewritten) = ({(0, 0): -2}, 1); yours "
+        "returned ({(0, 0): -2}, 2).",
+    ),
     # pop_best
     (
         "pop_best",
+        "the entry",
         "the pair returned, not its entry",
         with_part(RIGHT_POP, "return entry, stale, pushed_back", "return pair, stale, pushed_back"),
         "Expected it to return the entry of (0, 0) at count 1; yours returned (0, 0).",
     ),
     (
         "pop_best",
+        "live",
         "staleness ignored",
         "import heapq\n\ndef pop_best(heap, pair_counts):\n"
         "    return (heapq.heappop(heap), 0, 0) if heap else (None, 0, 0)\n",
-        "pair_counts={} (the smallest failing input hypothesis found). Expected it to return "
-        "None; yours returned the entry of (0, 0) at count 1.",
+        "on a heap holding (count, pair) [(1, (0, 0))], pair_counts={}, the ids' tokens "
+        "{0: b'b'} (the smallest failing input hypothesis found). Expected it to return None; "
+        "yours returned the entry of (0, 0) at count 1.",
     ),
     (
         "pop_best",
+        "live",
         "live when present, whatever the count",
         with_part(RIGHT_POP, "if live == -neg_count:", "if live:"),
         "Expected it to return the entry of (0, 0) at count 1; yours returned the entry of (0, 0) "
@@ -735,16 +901,18 @@ FIXTURES = [
     ),
     (
         "pop_best",
+        "the heap's order",
         "equal counts chosen by the smallest pair, not by the heap",
         with_part(
             RIGHT_POP,
             "return entry, stale, pushed_back",
             "return (neg_count, key, min(p for p, c in pair_counts.items() if c == live)), stale, pushed_back",
         ),
-        "A tie: (0, 1) and (0, 0) both count 1; the heap's keys order them",
+        "the heap's keys order them by the pairs' bytes, not by their ids",
     ),
     (
         "pop_best",
+        "lower: pushed back",
         "pushed back with its old count: an endless loop",
         with_part(
             with_part(RIGHT_POP, "if 0 < live < -neg_count:", "if 0 < live:"),
@@ -752,24 +920,113 @@ FIXTURES = [
             "(neg_count, key, pair)",
         ),
         "stopped after 5 s without an answer on a heap holding (count, pair) [(9, (0, 1)), (5, "
-        "(0, 1))], pair_counts={(0, 1): 5}. That is the time limit of one call",
+        "(0, 1))], pair_counts={(0, 1): 5}, the ids' tokens {0: b'a', 1: b'b'}. That is the time "
+        "limit of one call",
     ),
     (
         "pop_best",
+        "the tallies",
         "the stale entries not counted",
         with_part(RIGHT_POP, "stale += 1", "pass"),
         "expected (stale, pushed_back) = (1, 0); yours returned (0, 0).",
     ),
+    (
+        "pop_best",
+        "the heap's order",
+        "equal counts chosen by the greatest pair ids, not by the heap",
+        with_part(
+            RIGHT_POP,
+            "return entry, stale, pushed_back",
+            "tied = [entry]\n"
+            "                while heap and heap[0][0] == neg_count and pair_counts.get(heap[0][2], 0) == live:\n"
+            "                    tied.append(heapq.heappop(heap))\n"
+            "                entry = max(tied, key=lambda e: e[2])\n"
+            "                for other in tied:\n"
+            "                    if other is not entry:\n"
+            "                        heapq.heappush(heap, other)\n"
+            "                return entry, stale, pushed_back",
+        ),
+        "on a heap holding (count, pair) [(1, (0, 0)), (1, (0, 1))], pair_counts={(0, 0): 1, (0, "
+        "1): 1}, the ids' tokens {0: b'b', 1: b'a'} (the smallest failing input hypothesis "
+        "found). Expected it to return the entry of (0, 0) at count 1; yours returned the entry "
+        "of (0, 1) at count 1.",
+    ),
+    (
+        "pop_best",
+        "None when empty",
+        "popped past the heap's end",
+        with_part(RIGHT_POP, "while heap:", "while True:"),
+        "on a heap holding (count, pair) [], pair_counts={} (the smallest failing input "
+        "hypothesis found). Expected it to return (None, 0, 0), leaving (count, pair) [] in the "
+        "heap.",
+    ),
+    (
+        "pop_best",
+        "gone: dropped",
+        "a gone pair pushed back at count 0",
+        with_part(RIGHT_POP, "if 0 < live < -neg_count:", "if live < -neg_count:"),
+        "on a heap holding (count, pair) [(1, (0, 0))], pair_counts={}, the ids' tokens {0: "
+        "b'b'} (the smallest failing input hypothesis found). Expected it to return None; yours "
+        "returned the entry of (0, 0) at count 0.",
+    ),
+    (
+        "pop_best",
+        "popped",
+        "the live entry left in the heap",
+        with_part(
+            RIGHT_POP,
+            "return entry, stale, pushed_back",
+            "heapq.heappush(heap, entry)\n                return entry, stale, pushed_back",
+        ),
+        "on a heap holding (count, pair) [(1, (0, 0))], pair_counts={(0, 0): 1}, the ids' tokens "
+        "{0: b'b'} (the smallest failing input hypothesis found). It returned the entry of (0, "
+        "0) at count 1, but the heap afterwards should hold (count, pair) []; yours holds [(1, "
+        "(0, 0))].",
+    ),
+    (
+        "pop_best",
+        "pair_counts unchanged",
+        "a gone pair's count set to 0 in pair_counts",
+        with_part(RIGHT_POP, "pair_counts.get(pair, 0)", "pair_counts.setdefault(pair, 0)"),
+        "on a heap holding (count, pair) [(1, (0, 0))], pair_counts={}, the ids' tokens {0: "
+        "b'b'} (the smallest failing input hypothesis found). pair_counts must not change; yours "
+        "changed it to {(0, 0): 0}.",
+    ),
+    (
+        "pop_best",
+        "a heap",
+        "appended, not pushed",
+        with_part(
+            RIGHT_POP, "heapq.heappush(heap, (-live, key, pair))", "heap.append((-live, key, pair))"
+        ),
+        "on a heap holding (count, pair) [(2, (0, 1)), (1, (0, 0))], pair_counts={(0, 0): 1, (0, "
+        "1): 1}, the ids' tokens {0: b'b', 1: b'c'} (the smallest failing input hypothesis "
+        "found). Expected it to return the entry of (0, 1) at count 1; yours returned the entry "
+        "of (0, 0) at count 1.",
+    ),
+    (
+        "pop_best",
+        "the tallies",
+        "the entries pushed back not counted",
+        with_part(RIGHT_POP, "pushed_back += 1", "pass"),
+        "on a heap holding (count, pair) [(2, (0, 0))], pair_counts={(0, 0): 1}, the ids' tokens "
+        "{0: b'b'} (the smallest failing input hypothesis found). It found the entry of (0, 0) "
+        "at count 1, but it popped 1 stale entry and pushed back 1 of them: expected (stale, "
+        "pushed_back) = (1, 1); yours returned (1, 0).",
+    ),
     # train_bpe
     (
         "train_bpe",
+        "special tokens as text",
         "special tokens not escaped in the split pattern",
         trainer_with("regex.escape(s)", "s"),
         "on text=' <=', vocab_size=258, special_tokens=['<|endoftext|>'] (the smallest failing "
-        "input hypothesis found). Expected 1 merges; yours made 0",
+        "input hypothesis found). Expected 1 merge; yours made 0. Merge number 1 is "
+        "(b'<', b'='): that pair occurs once in the text's pretokens, but yours stopped.",
     ),
     (
         "train_bpe",
+        "ties: greatest bytes",
         "ties to the smallest pair",
         trainer_with(
             "max(pairs, key=lambda p: (pairs[p], p))", "min(pairs, key=lambda p: (-pairs[p], p))"
@@ -778,54 +1035,227 @@ FIXTURES = [
     ),
     (
         "train_bpe",
+        "ties: greatest bytes",
         "ties to the first pair seen",
         trainer_with("max(pairs, key=lambda p: (pairs[p], p))", "pairs.most_common(1)[0][0]"),
         "A tie: ",
     ),
     (
         "train_bpe",
+        "split at special tokens",
         "the text not split at special tokens",
         trainer_with("if special_tokens:", "if False:"),
         "not right yet",
     ),
     (
         "train_bpe",
+        "GPT-2 pretokens",
         "pretokens by str.split",
         trainer_with("regex.finditer(GPT2_PATTERN, part)", "regex.finditer(r'\\S+', part)"),
         "not right yet",
     ),
     (
         "train_bpe",
+        "within a pretoken",
         "merges across pretokens",
         trainer_with("regex.finditer(GPT2_PATTERN, part)", "regex.finditer(r'(?s).+', part)"),
         "not right yet",
     ),
     (
         "train_bpe",
+        "special tokens in the vocab",
         "special tokens left out of the vocabulary",
         trainer_with('vocab[len(vocab)] = special.encode("utf-8")', "pass"),
         "lacks the special token",
     ),
     (
         "train_bpe",
+        "vocab_size",
         "one merge too many",
         trainer_with("while len(vocab) < vocab_size:", "while len(vocab) <= vocab_size:"),
-        "merges; yours made",
+        "Expected 1 merge; yours made 2; the first agrees. From (b'th', b'e') on, yours are past "
+        "vocab_size: 258 tokens are the 256 bytes, 1 special token and 1 merge.",
+    ),
+    (
+        "train_bpe",
+        "longest special token first",
+        "special tokens matched shortest first",
+        trainer_with(
+            "sorted(special_tokens, key=len, reverse=True)", "sorted(special_tokens, key=len)"
+        ),
+        "on text='the<|im|>user', vocab_size=259, special_tokens=['<|im|>', '<|im|>user'] (the "
+        "smallest failing input hypothesis found). The first merge differs: expected (b't', "
+        "b'h'), yours (b'u', b's').",
+    ),
+    (
+        "train_bpe",
+        "longest special token first",
+        "split at one special token after another, shortest first",
+        trainer_with(
+            "ordered = sorted(special_tokens, key=len, reverse=True)\n"
+            '            parts = regex.split("|".join(regex.escape(s) for s in ordered), text)',
+            "parts = [text]\n"
+            "            for special in sorted(special_tokens, key=len):\n"
+            "                parts = [piece for part in parts for piece in part.split(special)]",
+        ),
+        "on text='the<|im|>user', vocab_size=259, special_tokens=['<|im|>', '<|im|>user'] (the "
+        "smallest failing input hypothesis found). The first merge differs: expected (b't', "
+        "b'h'), yours (b'u', b's').",
+    ),
+    (
+        "train_bpe",
+        "GPT-2 pretokens",
+        "pretokens of each line",
+        trainer_with(
+            "for part in parts:",
+            "for part in [line for part in parts for line in part.splitlines(keepends=True)]:",
+        ),
+        "on text='thethethe\\n \\n', vocab_size=263, special_tokens=['<|endoftext|>'] (the "
+        "smallest failing input hypothesis found). Expected 6 merges; yours made 5; those 5 "
+        "agree.",
+    ),
+    (
+        "train_bpe",
+        "most frequent",
+        "pairs counted once per distinct word",
+        trainer_with("pairs[pair] += n", "pairs[pair] += 1"),
+        "on text='the cat cat', vocab_size=258, special_tokens=['<|endoftext|>'] (the smallest "
+        "failing input hypothesis found). The first merge differs: expected (b'c', b'a'), yours "
+        "(b't', b'h').",
+    ),
+    (
+        "train_bpe",
+        "256 bytes",
+        "only the bytes of the text in the vocabulary",
+        with_part(
+            trainer_with(
+                "vocab = {i: bytes([i]) for i in range(256)}",
+                'vocab = dict(enumerate(bytes([b]) for b in sorted(set(text.encode("utf-8")))))',
+            ),
+            "while len(vocab) < vocab_size:",
+            "while len(merges) < vocab_size - 256 - len(special_tokens):",
+        ),
+        "on text='the', vocab_size=258, special_tokens=['<|endoftext|>'] (the smallest failing "
+        "input hypothesis found). The merges are right, but the vocabulary is not: it lacks 253 "
+        "tokens expected, such as [b'\\x00', b'\\x01', b'\\x02'].",
+    ),
+    (
+        "train_bpe",
+        "one token per merge",
+        "a merge's token joined right to left",
+        trainer_with(
+            "vocab[len(vocab)] = best[0] + best[1]", "vocab[len(vocab)] = best[1] + best[0]"
+        ),
+        "on text='the', vocab_size=258, special_tokens=['<|endoftext|>'] (the smallest failing "
+        "input hypothesis found). The merges are right, but the vocabulary is not: it lacks 1 "
+        "token expected, [b'th']; it holds 1 token not expected, [b'ht'].",
+    ),
+    (
+        "train_bpe",
+        "ids 0 to vocab_size - 1",
+        "ids from 1",
+        trainer_with("{i: bytes([i])", "{i + 1: bytes([i])").replace(
+            "vocab[len(vocab)]", "vocab[len(vocab) + 1]"
+        ),
+        "on text='the', vocab_size=258, special_tokens=['<|endoftext|>'] (the smallest failing "
+        "input hypothesis found). The tokens are right, but the ids should be 0 to 257; yours "
+        "are 1 to 258.",
+    ),
+    (
+        "train_bpe",
+        "merges as byte pairs",
+        "merges as the joined tokens",
+        trainer_with("merges.append(best)", "merges.append(best[0] + best[1])"),
+        "on text='the', vocab_size=258, special_tokens=['<|endoftext|>'] (the smallest failing "
+        "input hypothesis found). train_bpe must return (vocab, merges): a dict {id: bytes} and "
+        "a list of (bytes, bytes); your merges are [b'th'].",
     ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("name", "bug", "source", "wanted"), FIXTURES, ids=[f"{f[0]}: {f[1]}" for f in FIXTURES]
+    ("name", "rule", "bug", "source", "wanted"),
+    FIXTURES,
+    ids=[f"{f[0]}: {f[2]}" for f in FIXTURES],
 )
 def test_every_plausible_wrong_answer_fails_with_a_small_counterexample(
-    name, bug, source, wanted, tmp_path
+    name, rule, bug, source, wanted, tmp_path
 ) -> None:
     report = check(name, student_file(tmp_path, name, source))
     assert report.status == "failed", report.text
     alternatives = wanted if isinstance(wanted, tuple) else (wanted,)
     assert any(as_small_as(report.text, one) for one in alternatives), report.text
     assert "\n" not in str(report) and len(report.text) < 1500  # one paragraph, readable
+
+
+# --- Every rule each prompt states, broken alone, and caught by the generated inputs ---------------
+
+
+def test_every_rule_of_every_prompt_has_a_wrong_answer_that_breaks_it() -> None:
+    broken = {(name, rule) for name, rule, *_ in [*WRONG, *FIXTURES] if rule is not None}
+    for name, exercise in EXERCISES.items():
+        assert exercise.rules, f"{name} lists no rule"
+        unbroken = [rule for rule in exercise.rules if (name, rule) not in broken]
+        assert not unbroken, f"{name}: no wrong answer breaks {unbroken}"
+    unknown = {(n, r) for n, r in broken if r not in EXERCISES[n].rules}
+    assert not unknown, f"fixtures name rules their exercise does not list: {unknown}"
+
+
+class InProcess:
+    """The grader's child, stood in for by calls made here: enough to run the grader's own search
+    of generated inputs (the same inputs a check generates) without starting a process."""
+
+    limits = Limits()
+
+    def __init__(self, function, outcome, seconds: float) -> None:
+        self.function, self.outcome, self.seconds = function, outcome, seconds
+
+    def call(self, case, seconds: float) -> tuple:
+        def stop(signum, frame):
+            raise Stopped(f"time:{self.seconds:g}")
+
+        before = signal.signal(signal.SIGALRM, stop)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        try:
+            result = self.outcome(self.function, case)
+        except Stopped:
+            raise
+        except Exception as err:
+            return ("raised", type(err).__name__, str(err), "")
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, before)
+        return ("returned", unplain(plain(result)), "")
+
+
+def generated_failure(name: str, source: str):
+    """What the grader's search of generated inputs finds wrong with ``source`` (its fixed-seed
+    round only, so the answer is the same on every run; no fixed case): a Failure, a Stopped, or
+    None."""
+    exercise = EXERCISES[name]
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(source), f"{name}.py", "exec"), namespace)
+    sandbox = InProcess(namespace[name], exercise.outcome, seconds=2.0)
+    load = SimpleNamespace(shown=f"your {name}", is_solution=False)
+    grading = Grading(exercise, sandbox, load, None, time.monotonic())
+    grading.rounds = lambda: ((True, exercise.examples),)
+    try:
+        return grading.search()
+    except Stopped as stop:
+        return stop
+
+
+RULE_BREAKERS = [(f[0], f[1], f[2]) for f in WRONG] + [(f[0], f[1], f[3]) for f in FIXTURES]
+
+
+@pytest.mark.parametrize(
+    ("name", "rule", "source"),
+    [b for b in RULE_BREAKERS if b[1] is not None],
+    ids=[f"{b[0]}: {b[1]}" for b in RULE_BREAKERS if b[1] is not None],
+)
+def test_the_generated_inputs_alone_catch_each_rule_broken(name, rule, source) -> None:
+    # Not the fixed cases: the inputs hypothesis generates, as the grader draws them.
+    assert generated_failure(name, source) is not None, f"{name}: {rule!r} broken, not caught"
 
 
 # --- The student's path ---------------------------------------------------------------------------
@@ -873,6 +1303,118 @@ def test_check_all_prints_the_six_exercises_and_what_next(capsys) -> None:
     assert [line.split()[0] for line in lines[1:7]] == NAMES
     assert all(line.split()[1:3] == ["not", "done"] for line in lines[1:7])
     assert lines[-1].startswith("Next: write merge_word (notebook 05_v1_naive)")
+
+
+def test_a_students_own_folder_is_graded_before_the_course_stubs(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    # A student's folder, the package installed from this checkout (its notebooks/exercises/ holds
+    # the unwritten stubs): ./exercises/ is graded, every report names the file, and an exercise
+    # not in it yet is "not done" there, not the course's stub.
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exercises").mkdir()
+    student_file(tmp_path / "exercises", "merge_word", RIGHT["merge_word"])
+    assert main(["check", "merge_word"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("merge_word: passed.") and out.rstrip().endswith(
+        f"Graded: {Path('exercises', 'merge_word.py')}."
+    )
+    assert main(["check", "pop_best"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"pop_best: not done yet: no file {Path('exercises', 'pop_best.py')}.")
+    assert str(notebooks_dir() / "exercises" / "pop_best.py") in out  # the stub to copy
+    assert main(["check", "--all"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:2] == ["merge_word", "passed"]
+    assert all(line.split()[1:3] == ["not", "done"] for line in lines[2:7])
+    assert lines[-2] == f"Graded: the files NAME.py in exercises{os.sep}."
+    assert lines[-1].startswith(
+        f"Next: write pair_count_changes (notebook 06_v2_incremental), in "
+        f"{Path('exercises', 'pair_count_changes.py')}, then"
+    )
+
+
+def test_a_folder_named_on_the_command_line_is_graded(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    student_file(mine, "merge_word", RIGHT["merge_word"])
+    assert main(["check", "merge_word", "--folder", "mine"]) == 0
+    assert f"Graded: {Path('mine', 'merge_word.py')}." in capsys.readouterr().out
+    assert main(["check", "--all", "--folder", "mine"]) == 1
+    assert f"Graded: the files NAME.py in mine{os.sep}." in capsys.readouterr().out
+    assert main(["check", "--all", "--folder", "nowhere"]) == 2
+    assert "--folder nowhere: no such folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["standard input", "a script without a main guard"])
+def test_check_from_a_script_grades_a_right_file(how, tmp_path) -> None:
+    # The grader's child starts without the parent's __main__: no "<stdin>" file to look for, no
+    # second run of a script that calls check() at its top level.
+    import subprocess
+    import sys
+
+    path = student_file(tmp_path, "merge_word", RIGHT["merge_word"])
+    script = f"from bpe_course.exercises import check\nprint(check('merge_word', {str(path)!r}))\n"
+    if how == "standard input":
+        command = {"args": [sys.executable, "-"], "input": script}
+    else:
+        (tmp_path / "grade.py").write_text(script, encoding="utf-8")
+        command = {"args": [sys.executable, str(tmp_path / "grade.py")]}
+    done = subprocess.run(**command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.stdout.startswith("merge_word: passed."), done.stdout + done.stderr
+
+
+def test_a_function_under_another_exercises_name_is_said_to_look_like_it(tmp_path) -> None:
+    namespace: dict = {}
+    exec(textwrap.dedent(RIGHT["merge_word"]), namespace)
+    report = check("pop_best", namespace["merge_word"])
+    assert not report.passed
+    assert "Note: this looks like merge_word, not pop_best" in report.text
+    assert "takes (word, pair, new_id)" not in report.text
+    path = student_file(tmp_path, "pop_best", RIGHT["merge_word"])  # the wrong file's content
+    report = check("pop_best", path)
+    assert "defines no function pop_best" in report.text
+    assert "Note: this looks like merge_word, not pop_best" in report.text
+    misnamed = RIGHT["pop_best"].replace("def pop_best(", "def pop_bets(")
+    report = check("pop_best", student_file(tmp_path, "pop_best", misnamed))
+    assert "Note: it defines pop_bets(heap, pair_counts): name it pop_best." in report.text
+
+
+def test_pop_best_reports_show_pairs_and_tokens_never_raw_keys(tmp_path) -> None:
+    entry_alone = with_part(RIGHT_POP, "return entry, stale, pushed_back", "return entry")
+    report = check("pop_best", student_file(tmp_path, "pop_best", entry_alone))
+    assert "yours returned <the entry of (" in report.text
+    assert "\\x" not in report.text and "key" not in report.text.replace("keys order", "")
+    by_ids = next(f[3] for f in FIXTURES if f[2].startswith("equal counts chosen by the greatest"))
+    report = check("pop_best", student_file(tmp_path, "pop_best", by_ids))
+    assert "the ids' tokens {" in report.text and "\\x" not in report.text
+    assert "by the pairs' bytes, not by their ids: (b'" in report.text
+
+
+def test_the_speed_line_closes_its_parentheses() -> None:
+    from bpe_course.course.exercises.cases import train_bpe as cases
+
+    fast, line, _limit = cases.speed(
+        (cases.Corpus("low lower newest " * 20, "a text"), 260, []), 0.0
+    )
+    assert fast and line.startswith("Speed (CS336's speed test: the stories corpus, ")
+    depth = 0
+    for char in line:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        assert depth >= 0, line
+    assert depth == 0, line
+
+
+def test_a_renamed_exercises_old_file_graded_points_at_the_new_file(tmp_path) -> None:
+    write_stubs(tmp_path)
+    old = student_file(
+        tmp_path, "update_index", "def update_index(words, index, pair, new_id): ...\n"
+    )
+    report = check("rewrite_words", old)
+    assert f"Note: {old} is the exercise update_index" in report.text
+    assert f"move your work into {tmp_path / 'rewrite_words.py'}." in report.text
 
 
 def test_hint_shows_the_exercises_hint_when_it_does_not_pass(capsys) -> None:

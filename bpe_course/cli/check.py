@@ -8,27 +8,35 @@ a mistake on the command line is one line on stderr and status 2, as for every c
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def add_check_command(commands) -> None:
     check = commands.add_parser(
         "check",
         help="grade an exercise you wrote against the course's own solution",
-        description="Grade an exercise of notebooks 05-10 (default file: "
-        "notebooks/exercises/NAME.py). Exit status 0 when it passes, else 1.",
+        description="Grade an exercise of notebooks 05-10 (default file: exercises/NAME.py in "
+        "the current folder, else the course's notebooks/exercises/NAME.py; the report names "
+        "the file graded). Exit status 0 when it passes, else 1.",
     )
     check.add_argument("name", nargs="?", metavar="NAME", help="the exercise (see --list)")
     check.add_argument("--list", action="store_true", help="list the exercises, one a line")
     check.add_argument(
         "--all",
         action="store_true",
-        help="grade every exercise's stub: a table of status and time, and what to do next",
+        help="grade every exercise: a table of status and time, the files graded, and what to "
+        "do next",
     )
     check.add_argument(
         "--hint", action="store_true", help="when it does not pass, add the exercise's hint"
     )
     which = check.add_mutually_exclusive_group()
     which.add_argument("--file", metavar="PATH", help="the file defining your function NAME")
+    which.add_argument(
+        "--folder",
+        metavar="DIR",
+        help="the folder holding your exercise files, NAME.py each (with NAME or --all)",
+    )
     which.add_argument(
         "--solution", action="store_true", help="grade the course's own solution instead"
     )
@@ -52,12 +60,15 @@ def run_check(args: argparse.Namespace) -> int:
     if args.list:
         print("\n".join(listing()))
         return 0
+    if args.folder is not None and not Path(args.folder).is_dir():
+        raise BPEInputError(f"--folder {args.folder}: no such folder")
     if args.all:
         if args.name is not None or args.file or args.solution:
             raise BPEInputError(
-                "--all grades every exercise's stub: give no NAME, --file or --solution"
+                "--all grades every exercise: give no NAME, --file or --solution (--folder DIR "
+                "names where the files are)"
             )
-        progress = check_all(timeout=args.timeout)
+        progress = check_all(args.folder, timeout=args.timeout)
         print(progress)
         return 0 if progress.passed else 1
     if args.name is None:
@@ -65,7 +76,11 @@ def run_check(args: argparse.Namespace) -> int:
             "name an exercise to check, or use --list to see them (--all grades them all)"
         )
     report = check(
-        args.name, args.file, solution=args.solution, timeout=args.timeout, hint=args.hint
+        args.name,
+        args.file or args.folder,
+        solution=args.solution,
+        timeout=args.timeout,
+        hint=args.hint,
     )
     print(report)
     return 0 if report.passed else 1

@@ -29,9 +29,11 @@ def train_bpe(
     - ``vocab``: id -> bytes, ``vocab_size`` entries: the 256 single bytes, the special tokens
       (UTF-8), and one token per merge (any ids 0 to vocab_size - 1).
     - ``merges``: the merged pairs ``(left bytes, right bytes)``, in the order learned.
-    - Split the text at the special tokens first; they are never counted or merged. Cut the rest
-      into pretokens with GPT-2's pattern (``bpe_course.pretokenize.GPT2_PATTERN``, with the
-      ``regex`` module); a merge never crosses a pretoken.
+    - Split the text at the special tokens first (where one special token starts or holds
+      another, the longer one); they are never counted or merged. Cut each piece between them
+      whole (not line by line) into pretokens with GPT-2's pattern
+      (``bpe_course.pretokenize.GPT2_PATTERN``, with the ``regex`` module); a merge never
+      crosses a pretoken.
     - Merge the most frequent pair; on a tie, the greatest ``(left bytes, right bytes)``.
     The grader never asks for more merges than the text allows.
     """

@@ -65,7 +65,8 @@ def get_exercise(name: str) -> Exercise:
     except (KeyError, TypeError):
         new = RENAMED_EXERCISES.get(name) if isinstance(name, str) else None
         renamed = (
-            f"; {name} is now {new}, in the package's own signature (see exercises/{new}.py)"
+            f"; {name} is now {new}, in the package's own signature (its stub: "
+            f"{shown_path(exercise_file(new))})"
             if new
             else ""
         )
@@ -74,20 +75,49 @@ def get_exercise(name: str) -> Exercise:
         ) from None
 
 
-def exercise_file(name: str) -> Path:
-    """Where the student writes exercise ``name``: ``exercises/NAME.py`` beside the notebooks
-    (the course's ``notebooks/``, a handout's top, or the folder of the notebook open in Jupyter,
-    which starts its kernel there); the first that exists, else the course's."""
-    candidates = [notebooks_dir() / "exercises"]
+def exercise_folders() -> list[Path]:
+    """Where a student's exercise files may be, nearest first: ``exercises/`` beside the notebook
+    open in Jupyter (which starts its kernel there), in the current folder (a student's own folder,
+    a handout's top, the course's ``notebooks/``), ``notebooks/exercises/`` under the current folder
+    (a clone's root), and last the course's own (under an editable install, the repository's)."""
+    candidates = []
     opened = os.environ.get("JPY_SESSION_NAME")  # the notebook's path, set by Jupyter's server
     if opened:
         candidates.append(Path(opened).expanduser().parent / "exercises")
     here = Path.cwd()
     candidates += [here / "exercises", here / "notebooks" / "exercises"]
+    candidates.append(notebooks_dir() / "exercises")
+    return list(dict.fromkeys(candidates))
+
+
+def exercises_folder() -> Path:
+    """The folder whose exercise files are graded: the first of :func:`exercise_folders` that
+    holds any exercise's ``NAME.py`` (a student's folder is theirs whole: an exercise missing
+    there is not yet written, not graded from the course's stubs), else the course's own."""
+    candidates = exercise_folders()
     for folder in candidates:
-        if (folder / f"{name}.py").is_file():
-            return folder / f"{name}.py"
-    return candidates[0] / f"{name}.py"
+        if any((folder / f"{name}.py").is_file() for name in EXERCISES):
+            return folder
+    return candidates[-1]
+
+
+def exercise_file(name: str, folder: str | os.PathLike[str] | None = None) -> Path:
+    """Where the student writes exercise ``name``: ``NAME.py`` in ``folder``, by default
+    :func:`exercises_folder`."""
+    return Path(folder if folder is not None else exercises_folder()) / f"{name}.py"
+
+
+def course_stub(name: str) -> Path:
+    """The course's own stub of exercise ``name`` (beside the course's notebooks)."""
+    return notebooks_dir() / "exercises" / f"{name}.py"
+
+
+def shown_path(path: Path) -> str:
+    """A path as a report shows it: relative to the current folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def listing() -> list[str]:

@@ -11,8 +11,8 @@ what the exercise allows, :mod:`~bpe_course.course.exercises.view`).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 REPR_LIMIT = 300  # characters of an input or a result shown in a report
@@ -74,6 +74,10 @@ class Exercise:
     # before the exercise (:func:`~bpe_course.course.exercises.prompts.show_source_before` cuts it
     # to one line). The capstone's: V5's and fast max's merge loops, the exercises put together.
     written_out_by: tuple[Callable, ...] = ()
+    # Every rule the prompt (the stub's docstring) states, one line each, by a short name: the
+    # tests hold, for each, a wrong solution that breaks it alone, and show that the generated
+    # inputs catch it (tests/test_exercises.py, FIXTURES).
+    rules: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def answer_function(self) -> Callable:

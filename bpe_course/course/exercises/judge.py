@@ -269,11 +269,8 @@ class Grading:
                 found.append(failure)  # the last one recorded is hypothesis's final replay
                 raise _Disagrees
 
-        # The same inputs on every run (a report can be reproduced), then a few new ones: a table
-        # of the answers to the fixed inputs is not a function.
-        fresh = max(1, self.exercise.examples // FRESH_SHARE)
         with hypothesis_home():
-            for derandomize, examples in ((True, self.exercise.examples), (False, fresh)):
+            for derandomize, examples in self.rounds():
                 test = settings(
                     max_examples=examples,
                     deadline=None,  # the sandbox keeps time
@@ -297,6 +294,13 @@ class Grading:
                 if found:
                     break
         return found[-1] if found else None
+
+    def rounds(self) -> tuple[tuple[bool, int], ...]:
+        """``(derandomize, examples)`` of each round of the search: the same inputs on every run
+        (a report can be reproduced), then a few new ones (a table of the answers to the fixed
+        inputs is not a function)."""
+        fresh = max(1, self.exercise.examples // FRESH_SHARE)
+        return (True, self.exercise.examples), (False, fresh)
 
     def smaller(self, generated: Failure | None, fixed: Failure | None) -> Failure | None:
         """hypothesis's shrunk input, unless a fixed case shows the bug in much less (a shrink

@@ -30,6 +30,21 @@ HINT = (
     "boundary) and find the token from there with `data.find`. None found: stop. Keep a cut only "
     "if it is past the last one; end with `len(data)`. The docstring states the rule exactly."
 )
+# Every rule the stub's docstring states (tests/test_exercises.py breaks each alone).
+RULES = {
+    "0 to size": (
+        "the list starts with 0 and ends with the file's size (an empty file: [0, 0] or [0])"
+    ),
+    "no token, no cut": "with no split_token (None) there is nothing between 0 and the size",
+    "the guess": "cut i is searched from i * size // desired_chunks",
+    "the first occurrence": (
+        "a cut is the first occurrence of the token that starts at or after the guess, just "
+        "before the token"
+    ),
+    "increasing": "never before the last cut, and a cut equal to the last is not added again",
+    "none found: stop": "when no token starts at or after the guess, no more cuts",
+    "the bytes themselves": "the token is matched as bytes, exactly (| and . are not patterns)",
+}
 
 
 @st.composite
@@ -38,7 +53,19 @@ def _inputs(draw):
     # Pieces of the token and regex metacharacters in ordinary text, too.
     pieces = st.sampled_from([b"a", token, b"bc", b" ", b"\n", "é".encode(), b"<", b"<|", b"s>"])
     data = b"".join(draw(st.lists(pieces, max_size=20)))
-    return data, draw(st.integers(min_value=1, max_value=8)), token
+    # Sometimes no split token at all (None): no cut, whatever the file holds.
+    split_token = draw(st.sampled_from([token, token, token, None]))
+    desired_chunks = draw(st.integers(min_value=1, max_value=8))
+    # Often a token starting just at a guess, i * size // desired_chunks (the file padded to the
+    # size that puts it there): a guess rounded up, or a search from one past it, misses it.
+    starts = [p for p in range(1, len(data)) if data.startswith(token, p)]
+    if starts and desired_chunks > 1 and draw(st.booleans()):
+        start = draw(st.sampled_from(starts))
+        i = draw(st.integers(min_value=1, max_value=desired_chunks - 1))
+        least = -(-start * desired_chunks // i)  # the sizes whose guess i is start
+        size = draw(st.integers(least, -(-(start + 1) * desired_chunks // i) - 1))
+        data += b"a" * max(size - len(data), 0)
+    return data, desired_chunks, split_token
 
 
 def cases():

@@ -14,6 +14,15 @@ HINT = (
     "`new_id` and move two ahead; otherwise emit `word[i]` and move one. The last position has no "
     "`word[i + 1]`."
 )
+# Every rule the stub's docstring states (tests/test_exercises.py breaks each alone).
+RULES = {
+    "every occurrence": "every occurrence of the pair is replaced, not only the first",
+    "the pair, in order": "only the pair itself, in its order: (1, 0) is not the pair (0, 1)",
+    "left to right": "the scan goes left to right: (2, 2, 2) on (2, 2) gives (9, 2), not (2, 9)",
+    "no overlap": "after a merge the scan goes on after the two ids it merged",
+    "the rest kept": "every other id stays, in its order",
+    "a tuple": "it returns a tuple",
+}
 
 
 def cases():

@@ -23,6 +23,16 @@ HINT = (
     "and after. Which counts must go down, which up, and by how much? Try it on the notebook's "
     "`a a a`."
 )
+# Every rule the stub's docstring states (tests/test_exercises.py breaks each alone).
+RULES = {
+    "times count": "each change is multiplied by count: the word occurs count times",
+    "each occurrence": "a pair held twice in a word counts twice",
+    "after minus before": (
+        "a pair's change is its occurrences after the merge minus those before (losses and gains)"
+    ),
+    "merged as merge_word": "overlaps merge left to right: (1, 1, 1) on (1, 1) gives (9, 1)",
+    "a dict": "it returns a dict {pair: change} (a change of 0 may be left out)",
+}
 
 
 def cases():

@@ -32,6 +32,17 @@ HINT = (
     "can it gain, and what about a pair it holds twice? The count changes are the ones V2 "
     "computed for one word."
 )
+# Every rule the stub's docstring states (tests/test_exercises.py breaks each alone).
+RULES = {
+    "words in place": "every word holding best is merged, changed in the list words itself",
+    "through the index": "the words to rewrite are found in pair_to_words[best], not by a scan",
+    "new pairs added": "afterwards, each new pair maps to the words that hold it",
+    "lost pairs removed": "afterwards, a pair a word no longer holds no longer maps to it",
+    "pairs still held kept": "a pair can still occur elsewhere in a word after the merge",
+    "best removed": "no word holds best after the merge",
+    "count changes": "it returns the changes to the pair counts, times each word's count",
+    "words changed": "and how many words changed",
+}
 
 
 class CountingWords(list):
