@@ -76,9 +76,11 @@ def tiktoken_ranks(tokenizer: Tokenizer) -> dict[bytes, int]:
 
     tiktoken merges the adjacent pair whose concatenation has the lowest rank. A merged token's id
     is its merge's rank plus a constant, so that is the merge order as long as no two merges make
-    the same bytes, which training never does. A merges list written otherwise (``ab`` + ``c``,
-    then later ``a`` + ``bc``) has one entry for ``abc`` here, at the earlier rank, and tiktoken
-    would apply the later merge too early: such a tokenizer is refused, naming the two merges.
+    the same bytes. The course's training made no such two in any run its tests tried
+    (``tests/test_tokenizer.py`` trains on random corpora), but a merges list loaded from files or
+    written by hand can hold them (``ab`` + ``c``, then later ``a`` + ``bc``): it has one entry for
+    ``abc`` here, at the earlier rank, and tiktoken would apply the later merge too early, so such
+    a tokenizer is refused, naming the two merges.
     """
     specials = {token.encode("utf-8") for token in tokenizer.special_tokens}
     made: dict[bytes, tuple[bytes, bytes]] = {}

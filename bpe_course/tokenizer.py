@@ -36,7 +36,8 @@ class Tokenizer:
         self.vocab: Vocab = dict(vocab)
         self.merges: Merges = list(merges)
         self.special_tokens: list[str] = check_special_tokens(special_tokens)
-        # Two ids can spell the same bytes (ab + c and a + bc): encoding emits the lowest.
+        # A merges list (loaded or written by hand) can give two ids the same bytes (ab + c and
+        # a + bc): encoding emits the lowest.
         self._id_of: dict[bytes, int] = {}
         for token_id, token in sorted(self.vocab.items()):
             self._id_of.setdefault(token, token_id)

@@ -178,8 +178,9 @@ def tie_break_key(pair: Pair, vocab: Vocab) -> tuple[bytes, bytes, int, int]:
     """Among pairs of equal count, the merge is the pair with the greatest key.
 
     The CS336 rule: the pair whose ``(left bytes, right bytes)`` is lexicographically greatest.
-    Two different ids can spell the same bytes (``ab``+``c`` and ``a``+``bc`` both make ``abc``),
-    so the ids come last to make the order total, and every trainer agrees even then.
+    A merges list can give two different ids the same bytes (``ab``+``c`` and ``a``+``bc`` both
+    make ``abc``; the course's training made none in the runs its tests tried), so the ids come
+    last to make the order total in any case, and every trainer agrees even then.
     """
     return (vocab[pair[0]], vocab[pair[1]], pair[0], pair[1])
 
