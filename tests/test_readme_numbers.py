@@ -104,3 +104,25 @@ def test_the_wide_corpus_holds_the_stored_times_the_stories_words() -> None:
         f"with {wide / stories:.1f} times the stories' distinct words at 21.5 MB ({wide:,} against "
         f"{stories:,}, the `words` column of `notebooks/results/versions_*.csv`)"
     ) in text
+
+
+def test_the_speed_ups_say_their_statistic() -> None:
+    """paired_ratios: per repeat V1's time over the version's, median over a cell's repeats."""
+    assert (
+        "Each speed-up is one cell's median, over its three repeats, of V1's time divided by the "
+        "version's time in the same repeat"
+    ) in opening()
+
+
+def test_the_crossover_grid_minutes_are_the_stored_ones() -> None:
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    tables = {c: stored_results(f"crossover_{c}") for c in ("stories", "wide")}
+    total = {c: t["total_s"].sum() / 60 for c, t in tables.items()}
+    v4 = {c: t[t["version"] == "v4"]["total_s"].sum() / 60 for c, t in tables.items()}
+    runs = {c: len(t) for c, t in tables.items()}
+    assert (
+        f"training times sum to {total['stories']:.1f} minutes on the stories (4 corpus sizes, "
+        f"{runs['stories']} runs) and {total['wide']:.1f} minutes on the wide corpus at 1, 5 and "
+        f"21.5 MB ({runs['wide']} runs), V4's runs {v4['stories']:.1f} and {v4['wide']:.1f} of them"
+    ) in text
+    assert all(t["status"].eq("ok").all() for t in tables.values())
