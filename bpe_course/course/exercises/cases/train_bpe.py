@@ -9,8 +9,8 @@ Here the corpus is the package's own generated stories and the expected answer i
 regex metacharacters, ``<``, ``>``, ``|`` and pieces of the special token in ordinary text (a split
 pattern built without escaping the special tokens fails there).
 
-Each input's time limit is scaled to its size: seconds for the small texts, minutes for the
-stories corpus. Speed is graded beside the verdict, as CS336's speed test grades it: the same
+Each input's time limit is scaled to its size: seconds for the small texts, more for the stories
+corpus, and every grading ends within a minute (``judge.GRADING_SECONDS``), whatever the inputs ask. Speed is graded beside the verdict, as CS336's speed test grades it: the same
 shape (a ~100 kB corpus, vocab 500, ``<|endoftext|>``), against a limit measured in the same run.
 """
 
@@ -51,7 +51,7 @@ beside the verdict; to see where it stands against every version of the course, 
 `bpe-course bench --trainer train_bpe:train_bpe` from the `exercises/` folder."""
 EXAMPLES = 60  # each trains twice on a small text: a few seconds in all
 CALL_SECONDS = 10.0  # a small text: an answer within seconds, or an endless loop
-TOTAL_SECONDS = 600.0
+TOTAL_SECONDS = 55.0  # the student's code in all: the grading's minute, less the grader's closing
 HINT = (
     "Three stages, as in the package: split the text at the special tokens (escape them in the "
     "pattern, longest first) and count the GPT-2 pretokens of the rest as byte tuples; build the "
@@ -267,8 +267,8 @@ def big_cases() -> list:
 
 
 def case_seconds(case: tuple) -> float:
-    """Scaled to the work: seconds for a small text, a few minutes for 100 kB at vocab 1000 (a
-    naive trainer's time there, with room for a busy machine)."""
+    """Scaled to the work: seconds for a small text, more for 100 kB at vocab 1000 (a naive
+    trainer's time there, with room for a busy machine), never past the grading's own limit."""
     corpus, vocab_size, special_tokens = case
     merges = max(vocab_size - 256 - len(special_tokens), 0)
     return CALL_SECONDS + len(corpus.text) * merges / 500_000
