@@ -136,7 +136,7 @@ def test_it_sees_its_folder_python_and_the_view_and_nothing_else(tmp_path) -> No
         import os
 
         def merge_word(word, pair, new_id):
-            seen = [os.getcwd(), os.listdir("/tmp"), os.path.exists({str(tmp_path)!r})]
+            seen = [os.getcwd(), sorted(os.listdir("/tmp")), os.path.exists({str(tmp_path)!r})]
             seen.append(sorted(os.listdir({str(checkout)!r})))
             raise RuntimeError(f"seen={{seen}}")
         """
@@ -144,11 +144,16 @@ def test_it_sees_its_folder_python_and_the_view_and_nothing_else(tmp_path) -> No
     # its current folder is its own; /tmp is empty; the student's own folder on the grader's
     # disk is not there (it runs a copy); of the repository, only the package's view, and the
     # Python environment it runs in when that lies in the checkout (make's .venv does)
+    # (and in /tmp, the folder that leads to that environment when it lies under /tmp, as in a
+    # fresh clone made by mktemp)
     visible = ["bpe_course"]
     environment = Path(sys.prefix).resolve()
     if environment.is_relative_to(checkout.resolve()):
         visible.append(environment.relative_to(checkout.resolve()).parts[0])
-    assert f"seen=['{INSIDE}/work', [], False, {sorted(visible)}]" in report.text, report.text
+    leads = (environment, checkout.resolve())
+    in_tmp = sorted({p.relative_to("/tmp").parts[0] for p in leads if p.is_relative_to("/tmp")})
+    seen = f"seen=['{INSIDE}/work', {in_tmp}, False, {sorted(visible)}]"
+    assert seen in report.text, report.text
 
 
 # --- The grader's process ------------------------------------------------------------------------

@@ -239,7 +239,9 @@ def checkout() -> Path | None:
 
 def python_paths() -> list[Path]:
     """What Python needs to start and import the student's libraries: its prefixes, its
-    executable's folder and the folders on ``sys.path``; never the checkout or a folder above it."""
+    executable's folder and the folders of ``sys.path`` inside them; never the checkout or a
+    folder above it, and never a folder on ``sys.path`` outside the environment (the folder of
+    the script that runs the grader, a test's temporary folder: other files than the student's)."""
     found = [
         Path(sys.prefix),
         Path(sys.base_prefix),
@@ -248,7 +250,11 @@ def python_paths() -> list[Path]:
         Path(os.path.realpath(sys.executable)).parent,
         Path(sys.executable).parent,
     ]
-    found += [Path(entry) for entry in sys.path if entry and os.path.isabs(entry)]
+    prefixes = list(found)
+    for entry in sys.path:
+        path = Path(entry)
+        if entry and path.is_absolute() and any(p == path or p in path.parents for p in prefixes):
+            found.append(path)
     repository = checkout()
     kept: list[Path] = []
     for path in found:
