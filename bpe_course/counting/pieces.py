@@ -262,7 +262,7 @@ class PieceCounter:
                 piece[0] == 0
                 and (len(piece) == 1 or piece[1] >= 128 or piece[1] in b"\t\r\x0b\x0c")
                 or may_end_in_space[piece[-1]]
-                and is_space(_last_char(piece))
+                and is_space(last_char(piece))
             ):
                 alone.append((piece, count))
                 continue
@@ -326,8 +326,8 @@ def unsafe_separators(
         [
             k
             for k, i, space, end in candidates
-            if (space or is_space(_last_char(text[max(i - 4, 0) : i])))
-            and (end or is_space(_first_char(text, i + 1)))
+            if (space or is_space(last_char(text[max(i - 4, 0) : i])))
+            and (end or is_space(first_char(text, i + 1)))
         ]
     ] = True
     return np.flatnonzero(sure)
@@ -357,14 +357,14 @@ def bytes_alternation(tokens: Sequence[bytes]) -> re.Pattern[bytes] | None:
     return re.compile(b"(" + b"|".join(re.escape(token) for token in ordered) + b")")
 
 
-def _first_char(text: bytes, index: int) -> bytes:
+def first_char(text: bytes, index: int) -> bytes:
     """The UTF-8 character that starts at ``index``, as bytes."""
     lead = text[index]
     length = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
     return text[index : index + length]
 
 
-def _last_char(piece: bytes) -> bytes:
+def last_char(piece: bytes) -> bytes:
     """The last UTF-8 character of a piece, as bytes (b"" for an empty piece)."""
     i = len(piece) - 1
     while i > 0 and 0x80 <= piece[i] < 0xC0:  # continuation bytes

@@ -44,7 +44,9 @@ from bpe_course.counting.piece_table import separator_positions
 from bpe_course.counting.pieces import (
     SEPARATORS,
     bytes_alternation,
+    first_char,
     is_space_char,
+    last_char,
     unsafe_separators,
 )
 from bpe_course.encoding.merging import BatchMerger
@@ -276,9 +278,9 @@ def split_units(
     ends_in_space = _ASCII_SPACE[last_byte]
     starts_with_space = _ASCII_SPACE[first_byte]
     for i in np.flatnonzero(last_byte >= 0x80).tolist():  # a wide space? (rare: checked alone)
-        ends_in_space[i] = is_space(_last_char(text[starts[i] : ends[i]]))
+        ends_in_space[i] = is_space(last_char(text[starts[i] : ends[i]]))
     for i in np.flatnonzero(first_byte >= 0x80).tolist():
-        starts_with_space[i] = is_space(_first_char(text, int(starts[i])))
+        starts_with_space[i] = is_space(first_char(text, int(starts[i])))
     prefixed = ~_SEPARATOR[first_byte] & ~starts_with_space
     joinable = ~ends_in_space & (_SEPARATOR[first_byte] | prefixed)
     groups = [
@@ -390,18 +392,3 @@ def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     ends = np.cumsum(lengths)
     total = int(ends[-1]) if len(ends) else 0
     return np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
-
-
-def _first_char(text: bytes, index: int) -> bytes:
-    """The UTF-8 character that starts at ``index``, as bytes."""
-    lead = text[index]
-    length = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-    return text[index : index + length]
-
-
-def _last_char(unit: bytes) -> bytes:
-    """The last UTF-8 character of a unit, as bytes."""
-    i = len(unit) - 1
-    while i > 0 and 0x80 <= unit[i] < 0xC0:  # continuation bytes
-        i -= 1
-    return unit[i:]
