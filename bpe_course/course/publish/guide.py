@@ -594,8 +594,8 @@ def stored_13() -> str:
         f"13, section 5 (stored, `memory_stories_2.1GB.csv`, one run, load average "
         f"{_span(memory['load_1m'])}): {run['size_bytes'] / 1e9:.2f} GB of generated stories in "
         f"{run['total_s']:.1f} s end to end, {run['pretokenize_s']:.1f} s of it pretokenization; "
-        f"{int(run['words']):,} distinct words; a peak of {run['peak_mb']:,.0f} MB over all its "
-        f"processes (at most {run['processes']} at once)."
+        f"{int(run['words']):,} distinct words; a highest sample of {run['peak_mb']:,.0f} MB over all its "
+        f"processes (at most {run['processes']} at once; a sample is a lower bound on the peak)."
     )
     large = sorted(
         (pd.read_csv(p) for p in results_dir().glob("memory_wide_*.csv")),
@@ -609,7 +609,7 @@ def stored_13() -> str:
         + "; ".join(
             f"{r['size_bytes'] / 1e9:.3g} GB, {int(r['words']):,} distinct words, "
             f"{r['cpu_s'] / (r['size_bytes'] / 1e9):.0f} CPU seconds per GB, merge loop "
-            f"{r['merge_s']:.1f} s, peak {r['peak_mb']:,.0f} MB over all processes"
+            f"{r['merge_s']:.1f} s, highest sample {r['peak_mb']:,.0f} MB over all processes"
             for r in rows
         )
         + ". The generated text's distinct words barely grow with its size: these runs do not "
