@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
+from bpe_course.cli.train import check_tokens_are_utf8
 from bpe_course.errors import BPEInputError
 
 
@@ -42,13 +42,7 @@ def run_encode(args: argparse.Namespace) -> int:
     from bpe_course.encoding import encode_corpus
     from bpe_course.tokenizer import Tokenizer
 
-    for token in args.special_token or []:
-        try:
-            token.encode("utf-8")
-        except UnicodeEncodeError:
-            raise BPEInputError(
-                f"the special token {os.fsencode(token)!r} is not valid UTF-8"
-            ) from None
+    check_tokens_are_utf8(args.special_token or [])
     if args.workers is not None and args.workers < 1:
         raise BPEInputError(f"--workers must be at least 1, not {args.workers}")
     tokenizer = Tokenizer.from_folder(args.tokenizer, args.special_token)

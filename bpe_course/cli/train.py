@@ -59,18 +59,24 @@ def add_train_command(commands) -> None:
     train.set_defaults(run=run_train)
 
 
-def run_train(args: argparse.Namespace) -> int:
-    from bpe_course.api import train_bpe
-    from bpe_course.corpora.datasets import resolve_corpus
-    from bpe_course.formats import check_output_folder, save_gpt2
-
-    for token in args.special_token:  # the shell passes bytes; Python keeps bad ones as surrogates
+def check_tokens_are_utf8(tokens: list[str]) -> None:
+    """One line for a special token that is not UTF-8: the shell passes bytes, and Python keeps
+    the bytes it cannot decode as surrogates, which fail only when encoded."""
+    for token in tokens:
         try:
             token.encode("utf-8")
         except UnicodeEncodeError:
             raise BPEInputError(
                 f"the special token {os.fsencode(token)!r} is not valid UTF-8"
             ) from None
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from bpe_course.api import train_bpe
+    from bpe_course.corpora.datasets import resolve_corpus
+    from bpe_course.formats import check_output_folder, save_gpt2
+
+    check_tokens_are_utf8(args.special_token)
     if args.output:
         check_output_folder(args.output)  # before training, not after it
     timings: dict[str, float] = {}
