@@ -10,9 +10,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -207,8 +209,6 @@ def test_killing_its_parent_is_one_line(tmp_path) -> None:
 
 
 def test_its_temp_folder_goes_however_the_grading_ends(tmp_path, monkeypatch) -> None:
-    import shutil
-    import tempfile
 
     # The grader's temporary folder, a new one under /tmp (one nobody can pass through, for the
     # fallback as root): what is left in it after the gradings is what they left.
@@ -294,8 +294,6 @@ def test_the_view_holds_no_answer(name, tmp_path) -> None:
 
 
 def test_the_grader_runs_from_a_package_found_from_the_current_folder_under_tmp() -> None:
-    import shutil
-    import tempfile
 
     # A checkout under /tmp, imported from the current folder (not installed): the child finds
     # the package where the grader did, and /tmp's own walls do not hide it.
@@ -344,3 +342,21 @@ def test_without_bubblewrap_one_line_says_so_and_the_answers_stay_withheld(tmp_p
     assert result.stdout.split() == ["not", "done", "passed"], result.stdout + result.stderr
     said = [line for line in result.stderr.splitlines() if line.startswith("bpe-course:")]
     assert len(said) == 1 and "without a sandbox" in said[0], result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="as root only")
+def test_without_bubblewrap_a_temp_folder_nobody_cannot_pass_is_not_used() -> None:
+    # A root grader's child runs as nobody; a system temporary folder of mode 0700 (as /tmp is on
+    # some machines: 1700) would hide its box from it.
+    locked = Path(tempfile.mkdtemp(prefix="bpe-course-test-locked-"))
+    try:
+        code = "from bpe_course.exercises import check; print(check('merge_word', solution=True))"
+        env = {**os.environ, SANDBOX_ENV: "off", "TMPDIR": str(locked)}
+        result = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=180, env=env
+        )
+        assert result.stdout.startswith("merge_word: passed"), result.stdout + result.stderr
+        assert "as nobody" in result.stderr, result.stderr  # not kept as root for want of a box
+        assert not list(locked.iterdir())
+    finally:
+        shutil.rmtree(locked, ignore_errors=True)

@@ -1,11 +1,12 @@
 """The walls around the grader's child: where it runs, what it sees, who it runs as, and the end of
 it and of everything it started. The parent's handle on the child is :class:`Sandbox`.
 
-Each grading gets one scratch folder in the system's temporary directory, removed when the grading
-ends, however it ends (a killed call too; a folder left by a grader that was itself killed is
-removed by the next grading). In it: the package as the exercise lets the child see it
-(:mod:`bpe_course.course.exercises.view`), and the child's own folder, where a copy of the
-student's file (with the Python files beside it) is graded, and where its ``HOME``, its
+Each grading gets one scratch folder in the system's temporary directory (for the fallback as
+``nobody`` below, when that directory is closed to other users: ``/var/tmp`` or ``/dev/shm``),
+removed when the grading ends, however it ends (a killed call too; a folder left by a grader that
+was itself killed is removed by the next grading). In it: the package as the exercise lets the
+child see it (:mod:`bpe_course.course.exercises.view`), and the child's own folder, where a copy of
+the student's file (with the Python files beside it) is graded, and where its ``HOME``, its
 temporary files (``TMPDIR``) and its current folder are.
 
 Behind bubblewrap (Debian's ``bubblewrap``, ``apt-get install bubblewrap``) on Linux, the child
@@ -51,7 +52,13 @@ import cloudpickle
 from bpe_course.course.exercises import cases
 from bpe_course.course.exercises.exercise import Exercise, short
 from bpe_course.course.exercises.loading import StudentFile
-from bpe_course.course.exercises.sandbox import MAX_MESSAGE_BYTES, Limits, Stopped, read_data
+from bpe_course.course.exercises.sandbox import (
+    MAX_MESSAGE_BYTES,
+    Limits,
+    Stopped,
+    confine,
+    read_data,
+)
 from bpe_course.course.exercises.view import PACKAGE, write_view
 
 SANDBOX_ENV = "BPE_COURSE_SANDBOX"  # "off": no bubblewrap (to try the fallback)
@@ -63,6 +70,9 @@ CHILD_CODE = (
 # What of the student's folder is copied beside their file: Python files and packages, no more.
 COPY_FILES, COPY_BYTES, FILE_BYTES_MAX = 200, 20 * 2**20, 2 * 2**20
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Where scratch folders go when the child runs as nobody without bubblewrap and cannot pass
+# through the system's temporary folder (a /tmp of mode 1700): the first of these it can.
+OTHER_TEMPS = ("/var/tmp", "/dev/shm")
 
 
 # --- Which walls this machine gives ----------------------------------------------------------------
@@ -121,8 +131,12 @@ def walls() -> Walls:
 def try_walls(trial: Walls) -> str | None:
     """None if a child starts behind ``trial``, else the first line of what went wrong."""
     scratch = make_scratch(trial)
+    # What the real child does first: import the grader's side, read a file in its box.
+    probe = (Path(INSIDE) if trial.bwrap else scratch / "box") / "work" / "probe"
+    (scratch / "box" / "work" / "probe").write_text("")
+    code = f"import cloudpickle, {confine.__module__}; open({str(probe)!r}).read()"
     try:
-        argv, env = command(trial, scratch, None, ["-c", "import cloudpickle"])
+        argv, env = command(trial, scratch, None, ["-c", code])
         result = subprocess.run(
             argv, env=env, capture_output=True, timeout=60, **popen_user(trial, scratch)
         )
@@ -152,12 +166,30 @@ def announce(note: str | None) -> None:
 def make_scratch(trial: Walls) -> Path:
     """A new scratch folder (``box/`` inside is the child's: home, tmp, work, submission), after
     removing those left by graders that no longer run."""
-    sweep()
-    scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+    base = scratch_base(trial)
+    sweep(base)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=base))
     scratch.chmod(0o711)  # the child may pass through to its box, not list what is beside it
     for part in ("home", "tmp", "work", "submission"):
         (scratch / "box" / part).mkdir(parents=True)
     return scratch
+
+
+def passable(folder: Path) -> bool:
+    """Whether any user (``nobody``) can pass through ``folder`` and every folder above it."""
+    try:
+        return all(os.stat(p).st_mode & stat.S_IXOTH for p in [folder, *folder.parents])
+    except OSError:
+        return False
+
+
+def scratch_base(trial: Walls) -> Path:
+    """The system's temporary folder; for a child that runs as ``nobody`` outside bubblewrap
+    (which mounts the box wherever it lies), the first folder it can pass through."""
+    system = Path(tempfile.gettempdir())
+    if trial.bwrap or trial.user is None or passable(system):
+        return system
+    return next((Path(p) for p in OTHER_TEMPS if Path(p).is_dir() and passable(Path(p))), system)
 
 
 def give_box(scratch: Path, trial: Walls) -> None:
@@ -171,10 +203,10 @@ def give_box(scratch: Path, trial: Walls) -> None:
             os.lchown(path, uid, gid)
 
 
-def sweep() -> None:
-    """Remove the scratch folders of graders (this user's) that no longer run."""
+def sweep(base: Path) -> None:
+    """Remove the scratch folders in ``base`` of graders (this user's) that no longer run."""
     with contextlib.suppress(OSError):
-        for entry in Path(tempfile.gettempdir()).iterdir():
+        for entry in base.iterdir():
             if not entry.name.startswith(SCRATCH_PREFIX):
                 continue
             pid = entry.name[len(SCRATCH_PREFIX) :].partition("-")[0]
@@ -192,6 +224,8 @@ def remove_scratch(scratch: Path) -> None:
     """Remove the scratch folder, whatever the child left in it (a folder it made unreadable)."""
 
     def unlock(function: Callable[[str], object], path: str, _info: object) -> None:
+        if Path(path) == scratch:  # never open up (or lock) the folder the scratch lies in
+            return
         with contextlib.suppress(OSError):
             os.chmod(os.path.dirname(path), stat.S_IRWXU)
             os.chmod(path, stat.S_IRWXU)
