@@ -62,6 +62,7 @@ def process_pool(
         raise WorkerDiedError(who_died(processes)) from None
     except BaseException:
         _stop(executor)
+        _unstick(executor)
         raise
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
@@ -247,3 +248,33 @@ def _stop(executor: ProcessPoolExecutor) -> None:
     for process in _processes(executor):
         if process.exitcode is None:
             process.kill()
+
+
+def _unstick(executor: ProcessPoolExecutor, seconds: float = 10.0) -> None:
+    """After :func:`_stop`: let the pool's manager thread end, so that shutting down cannot hang.
+
+    A worker killed while it sent its result leaves part of a message in the result pipe; the
+    manager thread, reading it, waits for the rest for ever (then so do ``shutdown`` and Python's
+    exit, which join that thread). The rest is supplied here: bytes that cannot unpickle, so the
+    thread finds the pool broken and ends. Not public API (the executor's manager thread and result
+    queue); without them this does nothing.
+    """
+    thread = getattr(executor, "_executor_manager_thread", None)
+    writer = getattr(getattr(executor, "_result_queue", None), "_writer", None)
+    if thread is None or writer is None:
+        return
+    thread.join(0.2)
+    try:
+        fd = writer.fileno()
+        os.set_blocking(fd, False)
+    except (OSError, ValueError):  # closed: the thread is ending anyway
+        return
+    filler = b"\0" * 65536  # a zero byte is no pickle opcode: the message fails to load
+    deadline = time.monotonic() + seconds
+    while thread.is_alive() and time.monotonic() < deadline:
+        with contextlib.suppress(BlockingIOError, InterruptedError):
+            try:
+                os.write(fd, filler)
+            except OSError:
+                return
+        thread.join(0.02)

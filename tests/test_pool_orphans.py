@@ -99,3 +99,46 @@ def test_ctrl_c_stops_a_pool_without_worker_tracebacks(corpus, how: str) -> None
         if alive(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
+
+
+HALF_SENT = """
+import struct, sys, time
+from bpe_course.pool import process_pool
+
+def send_half():
+    # What a worker killed while it sent a large result leaves: the length of a message and only
+    # part of it, in the pool's result pipe (found in the worker's own frames).
+    frame = sys._getframe()
+    while "result_queue" not in frame.f_locals:
+        frame = frame.f_back
+    writer = frame.f_locals["result_queue"]._writer
+    writer._send(struct.pack("!i", 1_000_000) + b"x" * 10)
+    print("half sent", flush=True)
+    time.sleep(600)
+
+try:
+    with process_pool(1, "fork") as pool:
+        pool.submit(send_half)
+        time.sleep(1.5)  # the pool's manager thread now waits for the rest of the message
+        raise KeyboardInterrupt
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_stopping_a_pool_whose_worker_died_mid_message_does_not_hang() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", HALF_SENT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = process.communicate(timeout=60)
+        assert out.split() == ["half", "sent", "interrupted"], out + err
+        assert process.returncode == 0 and "Traceback" not in err, err
+    finally:
+        if alive(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
