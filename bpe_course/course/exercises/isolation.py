@@ -305,6 +305,16 @@ def command(trial: Walls, scratch: Path, view: Path | None, python: list[str]) -
     bubblewrap when ``trial`` has it. ``view``: the package as the child sees it (None: all of it,
     for the course's own solution)."""
     box = scratch / "box"
+    env = child_env(trial, box, view)
+    argv = [sys.executable, "-s", "-B", *python]
+    if not trial.bwrap:
+        return drop_root(trial) + argv, env
+    walls_argv = bwrap_argv(trial, box, view, env)
+    return walls_argv + drop_root(trial) + argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+
+def child_env(trial: Walls, box: Path, view: Path | None) -> dict[str, str]:
+    """The child's whole environment: nothing of the grader's but where it imports from."""
     inside = Path(INSIDE) if trial.bwrap else box
     env = {
         "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
@@ -322,16 +332,22 @@ def command(trial: Walls, scratch: Path, view: Path | None, python: list[str]) -
     paths += [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if view is not None and not trial.bwrap:
         paths.insert(0, str(view.parent))  # the view first; the package itself is still there
-    if paths:
-        env["PYTHONPATH"] = os.pathsep.join(paths)
-    argv = [sys.executable, "-s", "-B", *python]
-    drop: list[str] = []
-    if trial.user is not None and trial.setpriv:  # root: setpriv drops it before Python starts
-        uid, gid = trial.user
-        drop = [trial.setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
-        drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    if not trial.bwrap:
-        return drop + argv, env
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+def drop_root(trial: Walls) -> list[str]:
+    """When the grader is root: ``setpriv`` as the command's start, to drop root before Python."""
+    if trial.user is None or not trial.setpriv:
+        return []
+    uid, gid = trial.user
+    drop = [trial.setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
+    return drop + ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+
+
+def bwrap_argv(trial: Walls, box: Path, view: Path | None, env: dict[str, str]) -> list[str]:
+    """Bubblewrap's command line up to ``--``: the namespaces, then what the child sees."""
+    assert trial.bwrap is not None
     walls_argv = [trial.bwrap, "--die-with-parent", "--new-session", "--clearenv"]
     walls_argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     walls_argv += ["--unshare-cgroup-try"]
@@ -370,11 +386,10 @@ def command(trial: Walls, scratch: Path, view: Path | None, python: list[str]) -
     walls_argv += ["--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm", "--proc", "/proc"]
     bind(box, Path(INSIDE), "--bind")
     walls_argv += ["--remount-ro", "/tmp"]  # empty, or the folders bound into it, read-only
-    walls_argv += ["--chdir", str(inside / "work")]
+    walls_argv += ["--chdir", str(Path(INSIDE) / "work")]
     for key, value in env.items():
         walls_argv += ["--setenv", key, value]
-    walls_argv += ["--remount-ro", "/", "--"]
-    return walls_argv + drop + argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    return walls_argv + ["--remount-ro", "/", "--"]
 
 
 def popen_user(trial: Walls, scratch: Path) -> dict[str, Any]:
