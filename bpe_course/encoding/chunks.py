@@ -267,10 +267,42 @@ def split_units(
     pretoken of its own, taken out again). ASCII units are split by the stdlib ``re`` on bytes,
     the others by ``regex`` on their decoded text; the rest one by one.
     """
-    n_units = len(starts)
+    lengths = ends - starts
+    groups, prefixed = _unit_groups(text, buffer, starts, ends, is_space)
+    parts: list[bytes] = []
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (starts, ends, counts)
+    offset = 0
+    newline_at = len(buffer)  # where a newline is appended, to put in front of units
+    source = np.append(buffer, np.uint8(_NEWLINE))
+    for kind, members in enumerate(groups):
+        if not len(members):
+            continue
+        if kind < 2:
+            joined, pretoken_starts, pretoken_ends, counts = _split_joined(
+                source, starts[members], lengths[members], prefixed[members], newline_at, kind == 0
+            )
+        else:
+            joined, pretoken_starts, pretoken_ends, counts = _split_alone(
+                text, starts[members], ends[members]
+            )
+        parts.append(joined)
+        found.append((pretoken_starts + offset, pretoken_ends + offset, counts))
+        offset += len(joined)
+    return (b"".join(parts), *_in_unit_order(groups, found))
+
+
+def _unit_groups(
+    text: bytes,
+    buffer: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    is_space: Callable[[bytes], bool],
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """The units' indices in three groups (joinable ASCII, joinable other, split alone), and
+    which units are split with a newline put in front (see :func:`split_units`)."""
     lengths = ends - starts
     if text.isascii():
-        ascii_unit = np.ones(n_units, dtype=bool)
+        ascii_unit = np.ones(len(starts), dtype=bool)
     else:  # a unit is ASCII when none of its bytes is 0x80 or above
         high = buffer[_spans(starts, lengths)] >= 0x80
         ascii_unit = ~np.logical_or.reduceat(high, np.cumsum(lengths) - lengths)
@@ -288,48 +320,48 @@ def split_units(
         np.flatnonzero(joinable & ~ascii_unit),
         np.flatnonzero(~joinable),
     ]
-    parts: list[bytes] = []
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (starts, ends, counts)
-    offset = 0
-    newline_at = len(buffer)  # where a newline is appended, to put in front of units
-    source = np.append(buffer, np.uint8(_NEWLINE))
-    for kind, members in enumerate(groups):
-        if not len(members):
-            continue
-        if kind < 2:
-            put_in = prefixed[members]
-            joined = _joined(source, starts[members], lengths[members], put_in, newline_at)
-            sizes = _pretoken_sizes(joined, ascii_text=kind == 0)
-            unit_ends = np.cumsum(lengths[members] + put_in)
-            pretoken_ends = np.cumsum(sizes)
-            counts = np.diff(
-                np.concatenate(([0], np.searchsorted(pretoken_ends, unit_ends, "right")))
-            )
-            pretoken_starts = pretoken_ends - sizes
-            if put_in.any():  # take the newlines put in out: each such unit's first pretoken
-                keep = np.ones(len(sizes), dtype=bool)
-                keep[(np.cumsum(counts) - counts)[put_in]] = False
-                pretoken_starts, pretoken_ends = pretoken_starts[keep], pretoken_ends[keep]
-                counts = counts - put_in
-        else:
-            joined, pretoken_starts, pretoken_ends, counts = _split_alone(
-                text, starts[members], ends[members]
-            )
-        parts.append(joined)
-        found.append((pretoken_starts + offset, pretoken_ends + offset, counts))
-        offset += len(joined)
-    data = b"".join(parts)
+    return groups, prefixed
+
+
+def _split_joined(
+    source: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    put_in: np.ndarray,
+    newline_at: int,
+    ascii_text: bool,
+) -> tuple[bytes, np.ndarray, np.ndarray, np.ndarray]:
+    """Joinable units split by one ``findall`` on their join; the newlines put in front of the
+    units ``put_in`` are taken out again (each such unit's first pretoken)."""
+    joined = _joined(source, starts, lengths, put_in, newline_at)
+    sizes = _pretoken_sizes(joined, ascii_text=ascii_text)
+    unit_ends = np.cumsum(lengths + put_in)
+    pretoken_ends = np.cumsum(sizes)
+    counts = np.diff(np.concatenate(([0], np.searchsorted(pretoken_ends, unit_ends, "right"))))
+    pretoken_starts = pretoken_ends - sizes
+    if put_in.any():
+        keep = np.ones(len(sizes), dtype=bool)
+        keep[(np.cumsum(counts) - counts)[put_in]] = False
+        pretoken_starts, pretoken_ends = pretoken_starts[keep], pretoken_ends[keep]
+        counts = counts - put_in
+    return joined, pretoken_starts, pretoken_ends, counts
+
+
+def _in_unit_order(
+    groups: list[np.ndarray], found: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pretokens came group by group: put them back in the units' order."""
+    n_units = sum(len(g) for g in groups)
     order = np.concatenate(groups)
     pretoken_starts = np.concatenate([f[0] for f in found])
     pretoken_ends = np.concatenate([f[1] for f in found])
     counts_in_order = np.concatenate([f[2] for f in found])
-    # the pretokens come group by group: put them back in the units' order
     counts = np.empty(n_units, dtype=np.int64)
     counts[order] = counts_in_order
     first_of_unit = np.empty(n_units, dtype=np.int64)
     first_of_unit[order] = np.cumsum(counts_in_order) - counts_in_order
     picks = _spans(first_of_unit, counts)
-    return data, pretoken_starts[picks], pretoken_ends[picks], counts
+    return pretoken_starts[picks], pretoken_ends[picks], counts
 
 
 def _joined(
