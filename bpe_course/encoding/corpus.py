@@ -144,20 +144,7 @@ def encode_corpus(
     text_bytes = 0
     try:
         with NpyWriter(partial, dtype) as writer:
-            if n_workers == 1:
-                encoder = ChunkEncoder(tokenizer)
-                results: Generator[tuple[np.ndarray, int, int], None, None] = (
-                    encode_job(job, encoder, dtype) for job in jobs
-                )
-            else:
-                results = run_in_order(
-                    _encode_in_worker,
-                    jobs,
-                    n_workers,
-                    start_method=start_method,
-                    initializer=_start_worker,
-                    initargs=(tokenizer, dtype),
-                )
+            results = encoded_jobs(jobs, tokenizer, dtype, n_workers, start_method)
             with contextlib.closing(results):  # a pool's workers stop with it, whatever happens
                 for ids, length, read in results:
                     writer.append(ids)
@@ -180,6 +167,28 @@ def encode_corpus(
         dtype=dtype.name,
         workers=n_workers,
         vocab_size=len(tokenizer),
+    )
+
+
+def encoded_jobs(
+    jobs: Iterator[Job],
+    tokenizer: Tokenizer,
+    dtype: np.dtype,
+    n_workers: int,
+    start_method: StartMethod,
+) -> Generator[tuple[np.ndarray, int, int], None, None]:
+    """``(ids, text bytes, bytes read)`` for each job, in the jobs' order: here for one worker,
+    else on a pool whose workers each build their encoder once."""
+    if n_workers == 1:
+        encoder = ChunkEncoder(tokenizer)
+        return (encode_job(job, encoder, dtype) for job in jobs)
+    return run_in_order(
+        _encode_in_worker,
+        jobs,
+        n_workers,
+        start_method=start_method,
+        initializer=_start_worker,
+        initargs=(tokenizer, dtype),
     )
 
 
