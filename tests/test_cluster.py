@@ -72,6 +72,15 @@ def test_counts_equal_the_local_path(client, shards, local_counts, tasks) -> Non
     assert counts == local_counts
 
 
+def test_a_client_passed_in_counts_again_and_again_without_a_word_on_stderr(
+    client, shards, local_counts, capsys
+) -> None:
+    # issue 35, part 7: notebook 14's watched loop printed the dashboard's address every round
+    for _ in range(3):
+        assert count_words_on_cluster(shards, [EOT], client=client, tasks=4) == local_counts
+    assert "Dask dashboard" not in capsys.readouterr().err
+
+
 def test_without_special_tokens_too(client, shards) -> None:
     # No separator: each plain file is one range, each .gz one task, counts still exact.
     expected = count_words(shards, [])

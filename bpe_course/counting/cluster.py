@@ -324,10 +324,12 @@ def count_words_on_cluster(
     ``client``: a connected client to use (then ``scheduler`` and ``workers`` are not used, and it
     stays open); else one is made by :func:`dask_client`. ``tasks``: how many tasks to aim for
     (default: four per worker thread). ``counter`` and ``pattern``: as ``count_words`` takes
-    them (pieces only where they count exactly: :func:`~bpe_course.counting.counters.choose_counter`). The dashboard's
-    address is printed on stderr; ``progress`` adds a tqdm bar over finished tasks;
-    ``on_counted`` is called with the bytes of each task counted; ``on_done`` sees each finished
-    future (the notebook and the tests kill a worker from it).
+    them (pieces only where they count exactly:
+    :func:`~bpe_course.counting.counters.choose_counter`). A client started here prints its
+    dashboard's address on stderr; a client passed in prints nothing (its owner knows the address:
+    notebook 14 says it once, then counts again and again on it). ``progress`` adds a tqdm bar over
+    finished tasks; ``on_counted`` is called with the bytes of each task counted; ``on_done`` sees
+    each finished future (the notebook and the tests kill a worker from it).
     """
     paths = resolve_sources(corpus)  # every shard checked here: a missing one fails before any task
     states = file_states(paths)
@@ -336,6 +338,7 @@ def count_words_on_cluster(
     plan = functools.partial(
         plan_cluster_tasks, paths, special_tokens, counter=chosen, pattern=pattern, tasks=tasks
     )
+    started_here = client is None
     with contextlib.ExitStack() as stack:
         if client is None and scheduler == LOCAL:
             threads = workers or os.cpu_count() or 1
@@ -354,8 +357,9 @@ def count_words_on_cluster(
             planned = plan(threads)
             if not planned:
                 return {}
-        link = client.dashboard_link
-        print(f"Dask dashboard: {link or 'not served (bokeh missing)'}", file=sys.stderr)
+        if started_here:  # a caller's client is theirs to announce: a loop would repeat it
+            link = client.dashboard_link
+            print(f"Dask dashboard: {link or 'not served (bokeh missing)'}", file=sys.stderr)
         counts = map_reduce(
             client, planned, progress=progress, on_counted=on_counted, on_done=on_done
         )
