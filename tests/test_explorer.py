@@ -428,3 +428,70 @@ def test_rows_without_a_grid_take_the_grid_their_file_is_named_after(tmp_path) -
         "ablation_wide.csv": ["ablation"],
         "crossover-stories.csv": ["crossover"],
     }
+
+
+def _boxes_apart(a, b) -> bool:
+    return a.x1 <= b.x0 + 1 or b.x1 <= a.x0 + 1 or a.y1 <= b.y0 + 1 or b.y1 <= a.y0 + 1
+
+
+@pytest.mark.parametrize(
+    ("room", "presentation"),
+    [((1220, 450), False), ((1220, 450), True), ((788, 500), False), ((1860, 900), True)],
+    ids=["1280x800", "1280x800-presentation", "notebook-cell", "1920x1080-presentation"],
+)
+def test_every_panel_selected_nothing_overlaps(room, presentation) -> None:
+    """Issue 35, part 7: all sizes of both corpora, every stored grid: one legend above the
+    panels, covering none of them; no panel's title, ticks or labels run into another's; one
+    label per axis; nothing outside the figure; panels never squeezed below their least size."""
+    from bpe_course.bench.results import stored_result_files
+    from bpe_course.plots.explorer import PANEL_MIN_PX
+
+    stored = load_results(p for p in stored_result_files() if p.parent.name == "results")
+    view = explorer(stored)
+    view.corpus.value = tuple(view.corpus.options)
+    view.size.value = tuple(value for _, value in view.size.options)
+    view.presentation.value = presentation
+    view._fit(room[0] + SIDE_PX, room[1] + BELOW_PX)
+    figure = view.figure
+    renderer = figure.canvas.get_renderer()
+    figure.canvas.draw()
+    panels = [ax for ax in figure.axes if ax.has_data()]
+    assert len(panels) >= 6 and not any(ax.get_legend() for ax in panels)
+    assert len(figure.legends) == 1
+    legend = figure.legends[0].get_window_extent(renderer)
+    whole = figure.bbox
+    boxes = [ax.get_tightbbox(renderer) for ax in panels]  # title, ticks and all
+    for index, box in enumerate(boxes):
+        assert _boxes_apart(legend, box), f"the legend covers {panels[index].get_title()}"
+        assert box.x0 >= -1 and box.x1 <= whole.x1 + 1 and box.y0 >= -1 and box.y1 <= whole.y1 + 1
+        for other in boxes[index + 1 :]:
+            assert _boxes_apart(box, other), f"{panels[index].get_title()} runs into a neighbour"
+        area = panels[index].get_window_extent(renderer)
+        scale = 1.6 if presentation else 1.0
+        assert area.width >= 0.6 * PANEL_MIN_PX[0] * scale, area
+    assert all(not ax.get_ylabel() and not ax.get_xlabel() for ax in panels)
+    ylabel = figure._supylabel.get_window_extent(renderer)
+    assert all(_boxes_apart(ylabel, box) for box in boxes)
+    assert legend.x0 >= 0 and legend.x1 <= whole.x1 and legend.y1 <= whole.y1 + 1
+
+
+def test_the_same_machine_keeps_its_letter_in_every_view() -> None:
+    """A machine keeps its letter whatever else is shown (the letters followed the order of the
+    runs shown: the laptop was "machine B" beside its shards grid, "machine A" beside its
+    ablation grid, which sorts first)."""
+    table = pd.concat(
+        [
+            grid("the course's VM").assign(grid="custom"),
+            grid("a laptop").assign(grid="shards"),
+            grid("a laptop").assign(grid="ablation"),
+        ],
+        ignore_index=True,
+    )
+    view = explorer(table)
+    runs = {label.partition(" grid")[0]: label for label in view.runs.options}
+    legends = []
+    for grid_name in ("shards", "ablation"):
+        view.runs.value = (runs["custom"], runs[grid_name])
+        legends.append({t.get_text() for t in view.figure.legends[0].get_texts()})
+    assert "V4 · shards, machine B" in legends[0] and "V4 · custom, machine A" in legends[0]
+    assert "V4 · ablation, machine B" in legends[1] and "V4 · custom, machine A" in legends[1]

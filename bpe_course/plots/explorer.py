@@ -12,14 +12,17 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis, XAxis
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 if TYPE_CHECKING:  # matplotlib.typing is 3.8's; the package asks for 3.7
     from matplotlib.typing import RcKeyType
 
 from bpe_course.plots.common import METRIC_NAMES, version_color, version_label
 
-LINE_STYLES = ["-", "--", ":", "-."]  # one per runs label, in the order they appear
+# one line style and one marker per runs label, in the order they appear: past four labels the
+# styles repeat, the markers (seven) still tell the lines apart
+LINE_STYLES = ["-", "--", ":", "-."]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
 
 
 @dataclass(frozen=True)
@@ -54,56 +57,144 @@ class View(Protocol):
     def log_y(self) -> bool: ...
 
 
+# The least room a panel needs to stay readable at text scale 1 (its title, ticks and curves), in
+# pixels: more panels than fit side by side wrap into rows, and rows that the room cannot hold at
+# this height make the figure taller (the page scrolls) instead of squeezing them.
+PANEL_MIN_PX = (330, 210)
+LEGEND_ROW_PX = 22  # one row of the shared legend, at text scale 1
+
+
+def room_of(fig: Figure) -> tuple[float, float]:
+    """The figure's size in the browser's pixels (a HiDPI screen raises ``fig.dpi``, not them)."""
+    width, height = fig.get_size_inches() * getattr(fig, "_original_dpi", fig.dpi)
+    return float(width), float(height)
+
+
+def _set_size(fig: Figure, width_px: float, height_px: float) -> None:
+    if max(abs(a - b) for a, b in zip(room_of(fig), (width_px, height_px))) >= 1:
+        dpi = getattr(fig, "_original_dpi", fig.dpi)
+        fig.set_size_inches(width_px / dpi, height_px / dpi, forward=True)
+
+
+def panel_grid(
+    count: int, width_px: float, height_px: float, text_scale: float = 1.0, legend_rows: int = 1
+) -> tuple[int, int, float]:
+    """Rows, columns and the figure's height (pixels) for ``count`` panels in a room of
+    ``width_px`` x ``height_px``: as many columns as panels of the least width fit, the rows
+    balanced (5 panels: 3 + 2, not 4 + 1), and the room's height unless the rows and the legend's
+    need more."""
+    least_width, least_height = (side * text_scale for side in PANEL_MIN_PX)
+    columns = max(1, min(count, int(width_px // least_width)))
+    rows = -(-count // columns)
+    columns = -(-count // rows)
+    needed = rows * least_height + (legend_rows + 1) * LEGEND_ROW_PX * text_scale
+    return rows, columns, max(height_px, needed)
+
+
 def draw_explorer(
-    fig: Figure, stats: pd.DataFrame, selection: View, text_scale: float = 1.0, empty: str = ""
+    fig: Figure,
+    stats: pd.DataFrame,
+    selection: View,
+    text_scale: float = 1.0,
+    empty: str = "",
+    room: tuple[float, float] | None = None,
+    machines: list[str] | None = None,
 ) -> dict[Axes, list[Point]]:
     """Draw ``stats`` (:func:`bpe_course.bench.results.summary`) on ``fig``: one panel per corpus
-    and size (smallest first), a line per version and runs label (colour: version; line style:
-    runs), the min-max of the repeats as a band. ``text_scale`` enlarges every text (a projected
-    figure); ``empty`` is what an empty figure says. Returns ``{axes: [Point, ...]}``."""
+    and size (smallest first), wrapped into rows, a line per version and runs label (colour:
+    version; line style: runs), the min-max of the repeats as a band, one legend for all the
+    panels above them and one label per axis. ``text_scale`` enlarges every text (a projected
+    figure); ``empty`` is what an empty figure says; ``room`` (pixels) is the space the figure may
+    fill (default: its size now); it grows taller where the panels need it. ``machines`` fixes
+    the letters the legend gives the machines (default: in the order they appear).
+    Returns ``{axes: [Point, ...]}``."""
     sizes: dict[RcKeyType, Any] = {
-        "font.size": 9 * text_scale,
-        "axes.titlesize": 10 * text_scale,
-        "axes.labelsize": 9 * text_scale,
-        "xtick.labelsize": 8 * text_scale,
-        "ytick.labelsize": 8 * text_scale,
-        "legend.fontsize": 8 * text_scale,
+        "font.size": 11 * text_scale,
+        "axes.titlesize": 11 * text_scale,
+        "axes.labelsize": 11 * text_scale,
+        "xtick.labelsize": 10 * text_scale,
+        "ytick.labelsize": 10 * text_scale,
+        "legend.fontsize": 10 * text_scale,
+        "figure.labelsize": 11 * text_scale,
     }
+    if room is None:
+        room = room_of(fig)
     with matplotlib.rc_context(sizes):
-        return _draw(fig, stats, selection, text_scale, empty)
+        return _draw(fig, stats, selection, text_scale, empty, room, machines)
 
 
 def _draw(
-    fig: Figure, stats: pd.DataFrame, selection: View, text_scale: float, empty: str
+    fig: Figure,
+    stats: pd.DataFrame,
+    selection: View,
+    text_scale: float,
+    empty: str,
+    room: tuple[float, float],
+    machines: list[str] | None,
 ) -> dict[Axes, list[Point]]:
     fig.clear()
+    fig.set_layout_engine("constrained", w_pad=0.04, h_pad=0.04, hspace=0.04, wspace=0.02)
     # numerically by size (1 MB, 5 MB, 21.5 MB), not as text (1MB, 21.5MB, 5MB)
     panels = sorted({(c, int(s)) for c, s in zip(stats["corpus"], stats["size_bytes"])})
     if not panels:
+        _set_size(fig, *room)
         _say_empty(fig, selection, empty)
         return {}
-    width, height = fig.get_size_inches()
-    columns = min(len(panels), 3 if width / height > 2.2 else 2)
-    rows = -(-len(panels) // columns)
     all_runs = list(dict.fromkeys(stats["runs"]))
+    names = short_runs(all_runs, machines)
+    curves = stats[["version", "runs"]].drop_duplicates()
+    columns_of_legend = _legend_columns(curves, names, len(all_runs), room[0], text_scale)
+    legend_rows = -(-len(curves) // columns_of_legend)
+    rows, columns, height = panel_grid(len(panels), room[0], room[1], text_scale, legend_rows)
+    _set_size(fig, room[0], height)
     points: dict[Axes, list[Point]] = {}
     unit = f"÷ {version_label(selection.ratio_to)}" if selection.ratio_to else "seconds"
+    ticks_px = 75 * text_scale  # a tick label's width and a gap, in pixels
     for index, (corpus, size_bytes) in enumerate(panels):
         ax = fig.add_subplot(rows, columns, index + 1)
         part = stats[(stats["corpus"] == corpus) & (stats["size_bytes"] == size_bytes)]
-        points[ax] = _draw_panel(ax, part, corpus, all_runs, text_scale)
+        points[ax] = _draw_panel(ax, part, corpus, all_runs, names, text_scale)
         if selection.ratio_to:
             ax.axhline(1.0, color="black", lw=0.8, ls=":")
         _axis(ax.xaxis, "log" if selection.log_x else "linear")
+        if not selection.log_x:  # no more ticks than their labels ("10,000") have room for
+            ax.xaxis.set_major_locator(
+                MaxNLocator(
+                    nbins=max(2, int(room[0] / columns / ticks_px)), steps=[1, 2, 2.5, 5, 10]
+                )
+            )
         _axis(ax.yaxis, "log" if selection.log_y else "linear")
         if not selection.log_y and not selection.ratio_to:
             ax.set_ylim(bottom=0)
         ax.set_title(f"{corpus}, {part['size'].iloc[0]}")
-        ax.set_xlabel("vocab size")
-        ax.set_ylabel(f"{METRIC_NAMES.get(selection.metric, selection.metric)}, {unit}")
-        ax.legend()
-    fig.tight_layout()
+    # one legend and one label per axis for every panel: a legend in each panel covered its
+    # curves and the titles, and a y-label beside each ran into its left neighbour's ticks
+    handles: dict[str, Any] = {}
+    for ax in points:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="outside upper center",
+        ncols=columns_of_legend,
+        frameon=False,
+    )
+    fig.supxlabel("vocab size")
+    fig.supylabel(f"{METRIC_NAMES.get(selection.metric, selection.metric)}, {unit}")
     return points
+
+
+def _legend_columns(
+    curves: pd.DataFrame, names: dict[str, str], runs: int, width_px: float, text_scale: float
+) -> int:
+    """How many entries of the shared legend fit side by side in the figure's width."""
+    longest = max(
+        len(version_label(v) + (f" · {names[r]}" if runs > 1 else ""))
+        for v, r in curves.itertuples(index=False)
+    )
+    entry_px = (longest * 6.5 + 50) * text_scale  # about 6.5 px a character at 10 points
+    return max(1, min(len(curves), int(width_px // entry_px)))
 
 
 def _say_empty(fig: Figure, selection: View, empty: str) -> None:
@@ -122,16 +213,21 @@ def _say_empty(fig: Figure, selection: View, empty: str) -> None:
 
 
 def _draw_panel(
-    ax: Axes, part: pd.DataFrame, corpus: str, all_runs: list[str], text_scale: float
+    ax: Axes,
+    part: pd.DataFrame,
+    corpus: str,
+    all_runs: list[str],
+    short: dict[str, str],
+    text_scale: float,
 ) -> list[Point]:
     """One corpus size: per version and runs, the median as a line (a dash per runs) and the
     min-max as a band; the points the read-out names."""
-    short = short_runs(all_runs)
     points = []
     for (version_key, runs_key), curve in part.groupby(["version", "runs"], sort=False):
         version, runs, curve = str(version_key), str(runs_key), curve.sort_values("vocab_size")
         color = version_color(version)
         style = LINE_STYLES[all_runs.index(runs) % len(LINE_STYLES)]
+        marker = MARKERS[all_runs.index(runs) % len(MARKERS)]
         label = version_label(version) + (f" · {short[runs]}" if len(all_runs) > 1 else "")
         ax.fill_between(
             curve["vocab_size"], curve["min"], curve["max"], color=color, alpha=0.2, lw=0
@@ -140,8 +236,8 @@ def _draw_panel(
             curve["vocab_size"],
             curve["median"],
             style,
-            marker="o",
-            ms=3 * text_scale,
+            marker=marker,
+            ms=3.5 * text_scale,
             lw=1.5 * text_scale,
             color=color,
             label=label,
@@ -163,19 +259,23 @@ def _draw_panel(
     return points
 
 
-def short_runs(all_runs: list[str]) -> dict[str, str]:
+def short_runs(all_runs: list[str], machines: list[str] | None = None) -> dict[str, str]:
     """Legend names for runs labels (``"crossover grid, <machine>"``): the grid, and machine A,
-    B, ... where several machines are shown (the read-out names the machine in full)."""
+    B, ... where several machines are shown (the read-out names the machine in full). The
+    letters follow ``machines`` (the explorer passes every machine it knows, so a machine keeps
+    its letter whatever is shown), else the order the machines appear in."""
     split = {runs: runs.partition(" grid, ") for runs in all_runs}
-    machines = list(dict.fromkeys(machine for _, _, machine in split.values()))
+    shown = list(dict.fromkeys(machine for _, _, machine in split.values()))
+    order = [*(machines or []), *(m for m in shown if m not in (machines or []))]
     names = {}
     for runs, (grid, _, machine) in split.items():
-        names[runs] = (
-            grid
-            if len(machines) == 1
-            else f"{grid}, machine {chr(65 + machines.index(machine) % 26)}"
-        )
+        names[runs] = grid if len(shown) == 1 else f"{grid}, {machine_letter(machine, order)}"
     return names
+
+
+def machine_letter(machine: str, machines: list[str]) -> str:
+    """``machine A``, ``machine B``, ...: the machine's place in ``machines``."""
+    return f"machine {chr(65 + machines.index(machine) % 26)}"
 
 
 def _axis(axis: Axis, scale: str) -> None:

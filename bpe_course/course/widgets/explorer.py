@@ -41,7 +41,7 @@ from bpe_course.errors import BPEInputError
 from bpe_course.files import write_atomically
 from bpe_course.paths import build_dir, data_dir, figures_dir
 from bpe_course.plots import save_figure, version_label
-from bpe_course.plots.explorer import describe_point, draw_explorer, nearest
+from bpe_course.plots.explorer import describe_point, draw_explorer, nearest, room_of
 from bpe_course.trainers import ALL_TRAINERS
 
 READOUT_HINT = "<i>point at a marker to read its values</i>"
@@ -82,6 +82,11 @@ class Explorer:
         self._time_controls(versions)
         self._action_controls()
         self.figure, self.canvas = live_figure(interactive)
+        # the room the figure may fill, in pixels (the browser reports it: ``_fit``); many
+        # panels make the figure taller than this, never narrower
+        self.room = room_of(self.figure)
+        # every machine known, in one order: a machine keeps its letter in every view
+        self.machines = list(dict.fromkeys(self.table["machine"]))
         self._connect()
         self.window = window_size(self._fit) if not isinstance(self.canvas, w.Output) else None
         self.widget = self._layout()
@@ -291,7 +296,9 @@ class Explorer:
             stats = summary(self.table, chosen)
             empty = self._why_empty(chosen) if stats.empty else ""
             scale = PRESENTATION_SCALE if self.presentation.value else 1.0
-            self.points = draw_explorer(self.figure, stats, chosen, scale, empty)
+            self.points = draw_explorer(
+                self.figure, stats, chosen, scale, empty, self.room, self.machines
+            )
             show_figure(self.figure, self.canvas, now=from_thread)
             if stats.empty:
                 self.readout.value = READOUT_HINT
@@ -346,13 +353,11 @@ class Explorer:
         """Size the figure to the room the browser reports (the window it is projected in)."""
         if width <= 0 or height <= 0:
             return
-        dpi = getattr(self.figure, "_original_dpi", self.figure.dpi)  # before a HiDPI screen's
         pixels = (max(width - SIDE_PX, 480), max(height - BELOW_PX, 240))
-        current = self.figure.get_size_inches() * dpi
-        if abs(current[0] - pixels[0]) < 8 and abs(current[1] - pixels[1]) < 8:
+        if abs(self.room[0] - pixels[0]) < 8 and abs(self.room[1] - pixels[1]) < 8:
             return  # no redraw for a pixel or two (a resize loop would flicker)
         with self.lock:
-            self.figure.set_size_inches(pixels[0] / dpi, pixels[1] / dpi, forward=True)
+            self.room = pixels
         self.redraw(from_thread=True)  # drawn at once: the browser shows the canvas resized
 
     def _extend(self, control, options, also: list) -> None:

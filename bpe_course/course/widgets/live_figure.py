@@ -22,11 +22,15 @@ CANVAS_STYLE = """
 .bpe-explorer .jupyter-matplotlib-toolbar { position: static !important; order: -1; }
 """
 
+FIRST_WIDTH_PX = 760  # the figure until the browser says how wide its cell is
+
 
 def live_figure(interactive: bool | None):
     """A figure and what shows it: an ipympl canvas (zoom, pan, hover) when ipympl works in this
     kernel, else an Output that shows the figure as a picture."""
-    figure = Figure(figsize=(style.MAX_WIDTH, 6.0), dpi=style.DPI)
+    # narrower than any notebook cell (JupyterLab's is 848 px at 1280 px with the file browser
+    # open): the first picture is never cut off before the browser reports the cell's width
+    figure = Figure(figsize=(FIRST_WIDTH_PX / style.DPI, 4.2), dpi=style.DPI)
     if interactive is None:
         interactive = in_kernel()
     if interactive:
