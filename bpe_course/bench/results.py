@@ -71,6 +71,36 @@ def runs_label(table: pd.DataFrame) -> pd.Series:
     return table["grid"].astype(str) + " grid, " + table["machine"].astype(str)
 
 
+YOURS = "yours: "  # what begins the runs label of a reader's own runs (build/bench)
+
+
+def mark_yours(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` as a reader's own runs: its runs labels say so ("yours: explorer grid, ..."),
+    so they are never taken for a stored grid, and the explorer never opens on them."""
+    table = with_runs(table)
+    return table.assign(runs=YOURS + table["runs"].astype(str))
+
+
+def is_yours(runs: str) -> bool:
+    return runs.startswith(YOURS)
+
+
+def runs_dates(table: pd.DataFrame, runs: Iterable[str]) -> dict[str, str]:
+    """When and under what load each runs label's rows were measured, as stored: "2026-11-22",
+    "2026-11-22 to 2026-11-24, load 0.8-1.5" (the load only where the rows carry it)."""
+    table = with_runs(table)
+    said = {}
+    for label in runs:
+        rows = table[table["runs"] == label]
+        dates = sorted(str(d) for d in rows["date"].dropna().unique()) if "date" in rows else []
+        text = (dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}") if dates else ""
+        load = rows["load_1m"].dropna() if "load_1m" in rows else pd.Series(dtype=float)
+        if not load.empty:
+            text += f"{', ' if text else ''}load {load.min():.1f}-{load.max():.1f}"
+        said[label] = text or "no date stored"
+    return said
+
+
 def grid_of_file(path: Path) -> str:
     """The grid a file's name says it holds: ``crossover_stories.csv`` and ``crossover-wide.csv``
     (as `bpe-course bench` names its files) hold the crossover grid."""

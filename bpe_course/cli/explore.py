@@ -17,6 +17,12 @@ def add_explore_command(commands) -> None:
     explore.add_argument(
         "--no-browser", action="store_true", help="print the address instead of opening it"
     )
+    explore.add_argument(
+        "--clean",
+        action="store_true",
+        help="start clean: move the cells measured on the page before (build/bench/explorer.csv) "
+        "to build/bench/set-aside/, where the explorer does not read them",
+    )
     explore.set_defaults(run=run_explore)
 
 
@@ -34,6 +40,15 @@ def run_explore(args: argparse.Namespace) -> int:
         raise BPEInputError(
             "the explorer page needs Voila: pip install -e '.[explore]' (or run notebook 11 "
             "in JupyterLab, where the explorer works without it)"
+        )
+    if args.clean:
+        from bpe_course.course.widgets.explorer import set_aside_measured
+
+        moved = set_aside_measured()
+        print(
+            f"your earlier runs were set aside in {moved}"
+            if moved
+            else "no runs of yours to set aside"
         )
     folder = build_dir() / "explore"
     folder.mkdir(parents=True, exist_ok=True)

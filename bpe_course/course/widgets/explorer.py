@@ -10,7 +10,11 @@ controls to it, and measures in a thread so the page stays responsive.
 from __future__ import annotations
 
 import html
+import importlib.util
+import os
+import sys
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,9 +23,13 @@ import pandas as pd
 
 from bpe_course.bench.libraries import LIBRARIES, library_available, load_trainer
 from bpe_course.bench.results import (
+    YOURS,
     Selection,
+    is_yours,
     load_results,
+    mark_yours,
     missing_cells,
+    runs_dates,
     runs_label,
     select,
     stored_result_files,
@@ -39,12 +47,23 @@ from bpe_course.course.widgets.live_figure import (
 from bpe_course.course.widgets.measuring import Job, Measuring, Runner, measure_cell
 from bpe_course.errors import BPEInputError
 from bpe_course.files import write_atomically
-from bpe_course.paths import build_dir, data_dir, figures_dir
+from bpe_course.paths import build_dir, data_dir, figures_dir, notebooks_dir
 from bpe_course.plots import save_figure, version_label
-from bpe_course.plots.explorer import describe_point, draw_explorer, nearest, room_of
+from bpe_course.plots.explorer import (
+    describe_point,
+    draw_explorer,
+    machine_letter,
+    nearest,
+    room_of,
+    short_runs,
+)
 from bpe_course.trainers import ALL_TRAINERS
 
 READOUT_HINT = "<i>point at a marker to read its values</i>"
+STATUS_STYLE = """
+.bpe-explorer .bpe-line { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.bpe-explorer .bpe-note { font-size: 0.9em; line-height: 1.3; color: #444; }
+"""
 
 
 SIDE_PX = 60  # the figure's toolbar and margins beside it, in pixels
@@ -66,8 +85,11 @@ class Explorer:
         runner: Runner | None = measure_cell,
         measured_csv: Path | None = None,
         interactive: bool | None = None,
+        trainer_folder: Path | None = None,
     ) -> None:
         self.table = with_runs(table)  # a table not read by load_results (tests, scripts)
+        # where a reader's trainer module is imported from (the kernel's folder: notebook 11's)
+        self.trainer_folder = trainer_folder or Path.cwd()
         self.runner = runner
         self.measured_csv = measured_csv
         self.measuring = Measuring(self._add_row, self._measured_one, self._measuring_ended)
@@ -76,7 +98,9 @@ class Explorer:
         self.job: Job | None = None
         self._notice = ""  # the answer to the last action, until the selection changes
         self._quiet = False  # options being replaced: no redraw for the transient values
-        versions = _ordered_versions(set(self.table["version"]) | set(_versions_available()))
+        # a reader's trainer measured in an earlier session is listed only while it imports
+        known = {v for v in self.table["version"] if ":" not in v or _importable(v)}
+        versions = _ordered_versions(known | set(_versions_available()))
         self._corpus_controls()
         self._version_controls(versions)
         self._time_controls(versions)
@@ -96,20 +120,26 @@ class Explorer:
 
     def _corpus_controls(self) -> None:
         """Corpora, sizes and runs; the first figure shows something: the two smallest sizes
-        measured on the first corpus."""
+        measured on the first corpus, in the stored grids only (a reader's runs are listed,
+        marked as theirs, and never the opening view: a rehearsal's one noisy run each would
+        be). Only sizes measured are listed: a size typed in and never measured is not kept."""
         table = self.table
+        ok = table[table["status"] == "ok"]
+        stored = ok[~ok["runs"].map(is_yours)]
+        opening = stored if not stored.empty else ok
         corpora = sorted(set(table["corpus"]) | _corpora_available())
-        sizes = sorted(set(zip(table["size_bytes"], table["size"])))
-        runs = sorted(set(table["runs"]))
-        first = [c for c in ("stories",) if c in set(table["corpus"])] or corpora[:1]
-        measured = table[table["corpus"].isin(first)]
+        sizes = sorted(set(zip(ok["size_bytes"], ok["size"])))
+        runs = sorted(set(table["runs"]), key=lambda label: (is_yours(label), label))
+        first = [c for c in ("stories",) if c in set(opening["corpus"])]
+        first = first or sorted(set(opening["corpus"]))[:1] or corpora[:1]
+        measured = opening[opening["corpus"].isin(first)]
         shown = sorted(set(zip(measured["size_bytes"], measured["size"]))) or sizes
         self.corpus = _list(corpora, first)
         self.size = _list([(label, int(b)) for b, label in sizes], [int(b) for b, _ in shown[:2]])
         self.add_size = w.Text(
             placeholder="add a size: 2MB", continuous_update=False, layout=_width(170)
         )
-        self.runs = _list(runs, runs, width=370)
+        self.runs = _list(runs, [r for r in runs if not is_yours(r)] or runs, width=370)
         self.pool = w.Checkbox(value=False, description="pool the runs' repeats", indent=False)
 
     def _version_controls(self, versions: list[str]) -> None:
@@ -135,6 +165,7 @@ class Explorer:
             placeholder="your trainer: module:function",
             continuous_update=False,
             layout=_width(230),
+            tooltip=f"module:function, the module in {self.trainer_folder} or on PYTHONPATH",
         )
 
     def _time_controls(self, versions: list[str]) -> None:
@@ -178,10 +209,16 @@ class Explorer:
         self.save_figure_button = w.Button(description="save figure", layout=_width(100))
         self.save_table_button = w.Button(description="save table", layout=_width(100))
         self.progress = w.IntProgress(value=0, min=0, max=1, layout=_width(180))
-        self.status = w.HTML()
+        # a line of its own, cut at the window's edge with the whole text as its tooltip: a
+        # long status beside the buttons squeezed them to "co..."
+        self.status = w.HTML(layout=w.Layout(width="100%", min_width="0"))
         self.status.add_class("bpe-explorer-status")
         self.readout = w.HTML(READOUT_HINT)
         self.readout.add_class("bpe-explorer-readout")
+        # which runs the lines come from, and when: two lines of one version differ because they
+        # are different runs (another day, machine or load), which the figure alone cannot say
+        self.runs_note = w.HTML(layout=w.Layout(width="100%"))
+        self.runs_note.add_class("bpe-explorer-runs")
 
     def _connect(self) -> None:
         """Every control to what it changes: a redraw, a new option, a run, a file."""
@@ -221,9 +258,10 @@ class Explorer:
         self.band.add_class("bpe-explorer-controls")
         figure = w.VBox([self.canvas])
         figure.add_class("bpe-explorer-figure")
-        top = w.HBox([self.show_controls, self.presentation, self.status])
+        top = w.HBox([self.show_controls, self.presentation])
         top.layout.align_items = "center"
-        parts = [w.HTML(f"<style>{CANVAS_STYLE}</style>"), self.band, top, figure, self.readout]
+        parts = [w.HTML(f"<style>{CANVAS_STYLE}{STATUS_STYLE}</style>"), self.band, top]
+        parts += [self.status, figure, self.readout, self.runs_note]
         if self.window is not None:
             parts.append(self.window)
         root = w.VBox(parts)
@@ -303,6 +341,7 @@ class Explorer:
             if stats.empty:
                 self.readout.value = READOUT_HINT
             self.status.value = self._status(chosen, stats, empty)
+            self.runs_note.value = self._runs_note(stats)
 
     def _why_empty(self, chosen: Selection) -> str:
         if not chosen.versions:
@@ -341,7 +380,31 @@ class Explorer:
         if self._notice:
             parts.append(self._notice)
         size = "1.3em" if self.presentation.value else "1em"
-        return f'<span style="font-size: {size}">{html.escape("; ".join(parts))}</span>'
+        text = html.escape("; ".join(parts))
+        return f'<div class="bpe-line" style="font-size: {size}" title="{text}">{text}</div>'
+
+    def _runs_note(self, stats: pd.DataFrame) -> str:
+        """Where more than one runs label is drawn: when each was measured (and under what load,
+        where stored), and which machine each letter of the legend stands for."""
+        shown = list(dict.fromkeys(stats["runs"])) if not stats.empty else []
+        if len(shown) < 2 or self.selection().pool:
+            return ""
+        names = short_runs(shown, self.machines)
+        dates = runs_dates(self.table, shown)
+        lines = "; ".join(f"{names[label]}: {dates[label]}" for label in shown)
+        machines = dict.fromkeys(label.partition(" grid, ")[2] for label in shown)
+        key = ""
+        if len(machines) > 1:
+            key = (
+                " Machines: "
+                + "; ".join(f"{machine_letter(m, self.machines)} = {m}" for m in machines)
+                + "."
+            )
+        text = (
+            "Lines of one version differ between runs (other days, machines or loads), whose "
+            f"repeats are never pooled unless you tick pool. Measured: {lines}.{key}"
+        )
+        return f'<div class="bpe-note">{html.escape(text)}</div>'
 
     def _hover(self, event) -> None:
         point = nearest(self.points.get(event.inaxes, []), event.inaxes, event.xdata, event.ydata)
@@ -394,6 +457,15 @@ class Explorer:
         spec = self.own_trainer.value.strip()
         if not spec:
             return
+        module = spec.partition(":")[0]
+        if module and not _importable(spec):
+            self._notice = (
+                f"no module {module!r} here: put {module.replace('.', '/')}.py in "
+                f"{self.trainer_folder} (notebook 11 and the explore page both import from "
+                "there) or add its folder to PYTHONPATH"
+            )
+            self.redraw()
+            return
         try:
             load_trainer(spec)
         except BPEInputError as error:
@@ -445,13 +517,15 @@ class Explorer:
         new = pd.DataFrame([{**row, "grid": "explorer"}])
         with self.lock:
             added = new.assign(source="measured here")
-            added["runs"] = runs_label(added)
+            added["runs"] = YOURS + runs_label(added)
             self.table = pd.concat([self.table, added], ignore_index=True)
         if self.measured_csv is not None:  # the reader's own file: stored grids are never written
             # as the harness appends: each value under its column's name, whatever columns a
             # row has (a timeout's are fewer than a finished run's)
             append_row(self.measured_csv, new.iloc[0].to_dict())
         label = added["runs"].iloc[0]
+        if row.get("machine") not in self.machines:  # a letter of its own, kept from now on
+            self.machines.append(row.get("machine"))
         if label not in self.runs.options:  # the reader's runs, shown beside the stored ones
             self._extend(self.runs, [*self.runs.options, label], [label])
 
@@ -476,11 +550,40 @@ class Explorer:
         return path
 
 
-def course_explorer(measured_csv: Path | None = None, **options) -> Explorer:
-    """The explorer over every stored grid and every run of the reader's (``build/bench``);
-    cells measured here go to ``build/bench/explorer.csv``, never into the stored grids."""
-    measured_csv = measured_csv or build_dir() / "bench" / "explorer.csv"
-    return Explorer(load_results(stored_result_files()), measured_csv=measured_csv, **options)
+def course_explorer(measured_csv: Path | None = None, clean: bool = False, **options) -> Explorer:
+    """The explorer over every stored grid and every run of the reader's (``build/bench``,
+    listed as "yours: ..."); cells measured here go to ``build/bench/explorer.csv``, never into
+    the stored grids. ``clean``: set that file aside first (:func:`set_aside_measured`), for a
+    class that should not see a rehearsal's runs."""
+    measured_csv = measured_csv or measured_path()
+    if clean:
+        moved = set_aside_measured(measured_csv)
+        print(f"your earlier runs were set aside in {moved}" if moved else "no runs of yours")
+    own_folder = build_dir() / "bench"
+    files = stored_result_files()
+    table = load_results(p for p in files if p.parent != own_folder)
+    own = [p for p in files if p.parent == own_folder]
+    if own:
+        table = pd.concat([table, mark_yours(load_results(own))], ignore_index=True)
+    return Explorer(table, measured_csv=measured_csv, **options)
+
+
+def measured_path() -> Path:
+    """Where the explorer appends the cells it measures: ``build/bench/explorer.csv``."""
+    return build_dir() / "bench" / "explorer.csv"
+
+
+def set_aside_measured(path: Path | None = None) -> Path | None:
+    """Move the explorer's own runs (``build/bench/explorer.csv``) to
+    ``build/bench/set-aside/explorer-<date and time>.csv``, out of the explorer's sight (it reads
+    ``build/bench/*.csv`` only) but not deleted; the new path, or None when there was none."""
+    path = path or measured_path()
+    if not path.is_file():
+        return None
+    target = path.parent / "set-aside" / f"{path.stem}-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(path, target)
+    return target
 
 
 def explorer_page(measured_csv: Path | None = None, **options) -> w.Widget:
@@ -488,6 +591,15 @@ def explorer_page(measured_csv: Path | None = None, **options) -> w.Widget:
     table cannot be read (a hand's edit: a value where it cannot be), the one line that says
     which file, line and column, where a traceback would leave only "There was an error when
     executing cell [1]"."""
+    # a trainer module the reader wrote for notebook 11 (in notebooks/) imports here too, in
+    # this kernel and in the fresh process that measures each cell
+    folder = str(notebooks_dir())
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if folder not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([folder, *filter(None, paths)])
+    options.setdefault("trainer_folder", notebooks_dir())
     try:
         return course_explorer(measured_csv, **options).widget
     except BPEInputError as error:
@@ -521,6 +633,15 @@ def version_title(version: str) -> str:
     if ":" in version:
         return f"yours: {version}"
     return version_label(version)
+
+
+def _importable(spec: str) -> bool:
+    """A reader's ``module:function`` whose module can be found (not run: listing it must not
+    execute a reader's code)."""
+    try:
+        return importlib.util.find_spec(spec.partition(":")[0]) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _ordered_versions(versions: set[str]) -> list[str]:
