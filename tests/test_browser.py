@@ -395,6 +395,21 @@ def explorer_page(url: str, width: int, height: int):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": width, "height": height})
+        # every request the page makes, recorded: none may leave 127.0.0.1 (Voila's lab page
+        # asked a CDN for Font Awesome)
+        elsewhere: list[str] = []
+
+        def local_only(route) -> None:
+            address = route.request.url
+            if address.startswith(("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:")):
+                route.continue_()
+            else:
+                elsewhere.append(address)
+                route.abort()
+
+        page.route("**/*", local_only)
+        page.on("websocket", lambda socket: socket.url.startswith("ws://127.0.0.1:")
+                or elsewhere.append(socket.url))  # fmt: skip
         try:
             page.goto(url, timeout=180_000)
             root = page.locator(".bpe-explorer").first
@@ -403,6 +418,7 @@ def explorer_page(url: str, width: int, height: int):
             page.wait_for_function(SIZED_JS, timeout=60_000)
             assert page.get_by_text("Error displaying widget").count() == 0
             yield page, root
+            assert not elsewhere, f"requests beyond 127.0.0.1: {elsewhere}"
         except Exception:
             page.screenshot(path=str(ARTIFACTS / f"explore_failure_{width}.png"))
             raise

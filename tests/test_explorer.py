@@ -557,7 +557,7 @@ def test_starting_clean_sets_the_readers_runs_aside(tmp_path, monkeypatch, capsy
     (moved,) = (tmp_path / "build" / "bench" / "set-aside").glob("explorer-*.csv")
     assert f"set aside in {moved}" in capsys.readouterr().out
     _rehearsal(tmp_path / "build")
-    monkeypatch.setattr(explore_command, "serve", lambda command: 0)
+    monkeypatch.setattr(explore_command, "serve", lambda command, env=None: 0)
     monkeypatch.setattr(explore_command, "free_port", lambda port: port)
     from bpe_course.__main__ import main
 

@@ -364,7 +364,9 @@ def test_explore_with_its_port_taken_prints_the_port_served(monkeypatch, tmp_pat
     monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
     commands = []
     # serve() runs Voila until it ends: here it only records the command it was given
-    monkeypatch.setattr(explore_cli, "serve", lambda command: commands.append(command) or 0)
+    monkeypatch.setattr(
+        explore_cli, "serve", lambda command, env=None: commands.append(command) or 0
+    )
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -382,7 +384,7 @@ def test_explore_port_out_of_range_is_one_line(monkeypatch, tmp_path, capsys) ->
     from bpe_course.cli import explore as explore_cli
 
     monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
-    monkeypatch.setattr(explore_cli, "serve", lambda command: 0)
+    monkeypatch.setattr(explore_cli, "serve", lambda command, env=None: 0)
     one_line_error(capsys, main(["explore", "--port", "-5"]), "--port must be from 1 to 65535")
 
 

@@ -67,18 +67,23 @@ def run_explore(args: argparse.Namespace) -> int:
         "--Voila.port_retries=0",  # the port printed is the port served: Voila may not move it
         "--Voila.ip=127.0.0.1",
         "--show_tracebacks=False",
+        "--template=bpe-course",  # Voila's lab page, with nothing asked of a CDN
     ]
     if args.no_browser:
         command.append("--no-browser")
     print(f"the explorer: http://127.0.0.1:{port}/ (Ctrl-C stops it)", flush=True)
-    return serve(command)
+    # where Voila finds the page's template (bpe-course: course/pages/jupyter/voila/templates)
+    pages = Path(__file__).parents[1] / "course" / "pages" / "jupyter"
+    known = os.environ.get("JUPYTER_PATH", "")
+    env = {**os.environ, "JUPYTER_PATH": os.pathsep.join(filter(None, [str(pages), known]))}
+    return serve(command, env)
 
 
 class _Stopped(Exception):
     """A signal asked this command to stop."""
 
 
-def serve(command: list[str]) -> int:
+def serve(command: list[str], env: dict[str, str] | None = None) -> int:
     """Run Voila until it ends or this process is told to stop (Ctrl-C, SIGTERM, SIGHUP): then
     stop Voila and every kernel it started, so nothing is left holding the port.
 
@@ -91,7 +96,7 @@ def serve(command: list[str]) -> int:
     def stop(signum, frame) -> None:
         raise _Stopped(signum)
 
-    process = subprocess.Popen(command, start_new_session=True)
+    process = subprocess.Popen(command, start_new_session=True, env=env)
     wanted = [signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)]
     previous = {sig: signal.signal(sig, stop) for sig in wanted if sig is not None}
     try:
