@@ -364,8 +364,14 @@ def test_widget_in_jupyterlab(jupyter_lab, name, selector, control, text) -> Non
 def explore_page(tmp_path_factory):
     """``bpe-course explore`` (the explorer alone, served by Voila on 127.0.0.1): its address.
     One server for the module; every page load gets a kernel of its own."""
+    with explore_server(tmp_path_factory.mktemp("explore")) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def explore_server(tmp_path: Path):
+    """``bpe-course explore`` on a free port of 127.0.0.1: (its address, its process)."""
     pytest.importorskip("voila", reason="the explore page needs the explore extra")
-    tmp_path = tmp_path_factory.mktemp("explore")
     port = free_port()
     env = {
         **os.environ,
@@ -382,7 +388,7 @@ def explore_page(tmp_path_factory):
     )
     try:
         wait_for_server(f"http://127.0.0.1:{port}/", server, tmp_path / "voila.log", "Voila")
-        yield f"http://127.0.0.1:{port}/"
+        yield f"http://127.0.0.1:{port}/", server
     finally:
         stop_server(server)
 
@@ -531,6 +537,24 @@ def test_explore_page_fits_the_screen(explore_page, size) -> None:
         page.wait_for_function(DRAWN_JS, timeout=60_000)  # the figure redrawn at its new size
         page.screenshot(path=str(ARTIFACTS / f"explore_{width}x{height}_presentation.png"))
         check_layout(page, f"{width} x {height}, presentation, controls hidden")
+
+
+def test_explore_page_says_when_its_server_stopped(tmp_path) -> None:
+    """Issue 35, part 7: a stopped server left a page saying "measuring: 0 of 14" with cancel
+    enabled. Stopped, the page says so and every control is disabled."""
+    with explore_server(tmp_path) as (url, server):
+        with explorer_page(url, 1280, 800) as (page, root):
+            assert root.get_by_role("button", name="save table").is_enabled()
+            stop_server(server)
+            status = root.locator(".bpe-explorer-status")
+            page.wait_for_function(
+                "(el) => el.innerText.includes('has stopped')",
+                arg=status.element_handle(),
+                timeout=60_000,
+            )
+            page.screenshot(path=str(ARTIFACTS / "explore_server_stopped.png"))
+            for name in ("measure missing cells", "cancel", "save figure", "presentation"):
+                assert root.get_by_role("button", name=name).is_disabled(), name
 
 
 def selected(select) -> list[str]:

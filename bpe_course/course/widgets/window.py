@@ -26,8 +26,33 @@ function scroller(el) {
   }
   return null;
 }
+// The server stopped (Ctrl-C on `bpe-course explore`, JupyterLab shut down): the page would go on
+// saying "measuring: 0 of 14" with cancel enabled. A file the page itself loaded is asked for
+// every few seconds; once the server no longer answers, the controls are disabled and the status
+// says what happened.
+function watchServer(el, model) {
+  const own = [...document.querySelectorAll('script[src]')].map(s => s.src)
+    .find(src => src.startsWith(location.origin + '/'));
+  if (!own) return () => {};
+  const timer = setInterval(async () => {
+    try {
+      await fetch(own, { method: 'HEAD', cache: 'no-store' });
+    } catch (error) {  // no answer at all: an HTTP error still means a server is there
+      clearInterval(timer);
+      const root = el.closest('.' + model.get('root_class'));
+      if (!root) return;
+      root.classList.add('bpe-server-stopped');
+      root.querySelectorAll('button, input, select, textarea').forEach(c => { c.disabled = true; });
+      const status = root.querySelector('.' + model.get('status_class'));
+      const text = model.get('stopped_text');
+      if (status) { status.textContent = text; status.title = text; }
+    }
+  }, model.get('watch_ms'));
+  return () => clearInterval(timer);
+}
 function render({ model, el }) {
   el.style.height = '0px';
+  const unwatch = watchServer(el, model);
   const measure = () => {
     const root = el.closest('.' + model.get('root_class'));
     if (!root) return;
@@ -58,7 +83,11 @@ function render({ model, el }) {
   };
   requestAnimationFrame(watch);
   window.addEventListener('resize', measure);
-  return () => { observer.disconnect(); window.removeEventListener('resize', measure); };
+  return () => {
+    observer.disconnect();
+    window.removeEventListener('resize', measure);
+    unwatch();
+  };
 }
 export default { render };
 """
@@ -66,10 +95,19 @@ export default { render };
 
 class WindowSize(anywidget.AnyWidget):
     """``width``: of the element marked ``root_class``; ``height``: from the top of the element
-    marked ``below_class`` to the bottom of the visible page (pixels; 0 until a browser shows it)."""
+    marked ``below_class`` to the bottom of the visible page (pixels; 0 until a browser shows it).
+    It also watches the server: see ``stopped_text``."""
 
     _esm = _ESM
     root_class = traitlets.Unicode("bpe-explorer").tag(sync=True)
     below_class = traitlets.Unicode("bpe-explorer-figure").tag(sync=True)
     width = traitlets.Int(0).tag(sync=True)
     height = traitlets.Int(0).tag(sync=True)
+    # what the element marked ``status_class`` says once the server stops answering (asked
+    # every ``watch_ms``), when every control under ``root_class`` is disabled
+    status_class = traitlets.Unicode("bpe-explorer-status").tag(sync=True)
+    stopped_text = traitlets.Unicode(
+        "the server behind this page has stopped: nothing more is measured or drawn. Start it "
+        "again (bpe-course explore, or JupyterLab for notebook 11) and reload the page."
+    ).tag(sync=True)
+    watch_ms = traitlets.Int(3000).tag(sync=True)
