@@ -79,6 +79,11 @@ def jupyter_lab(tmp_path):
         "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab" / "workspaces"),
         "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab" / "settings"),
         "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        # the course's server extension, as installing the package enables it: notebooks saved
+        # without their widgets' views (bpe_course/course/jupyter_hooks.py)
+        "JUPYTER_CONFIG_PATH": os.pathsep.join(
+            filter(None, [str(REPO_ROOT / "jupyter-config"), os.environ.get("JUPYTER_CONFIG_PATH")])
+        ),
     }
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}"]
@@ -261,6 +266,7 @@ def test_explorer_in_jupyterlab(jupyter_lab) -> None:
             before = canvas_image(explorer)
             explorer.get_by_role("button", name="end to end").click()
             after = wait_for_change(page, lambda: canvas_image(explorer), before, "the figure")
+            explorer.get_by_role("button", name="more options").click()  # log axes are there
             explorer.get_by_text("log time").click()
             wait_for_change(page, lambda: canvas_image(explorer), after, "the figure (log axis)")
             page.screenshot(path=str(ARTIFACTS / "explorer_controls.png"))
@@ -301,6 +307,83 @@ def test_explorer_in_jupyterlab(jupyter_lab) -> None:
             assert page.get_by_text("Error displaying widget").count() == 0
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "explorer_failure.png"))
+            raise
+        finally:
+            browser.close()
+
+
+# Where the explorer's parts are, in the page's pixels, and the notebook panel's visible height.
+EXPLORER_BOXES_JS = """(root) => {
+    const box = el => { if (!el) return null; const r = el.getBoundingClientRect();
+        return {left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+                width: r.width, height: r.height}; };
+    const panel = root.closest('.jp-WindowedPanel-outer') || root.closest('.jp-Notebook');
+    return {
+        root: box(root),
+        band: box(root.querySelector('.bpe-explorer-controls')),
+        canvas: box(root.querySelector('canvas')),
+        panel: box(panel),
+        cell: box(root.closest('.jp-OutputArea-output') || root),
+    };
+}"""
+
+
+def test_notebook_11_at_1280x800_and_reopened(jupyter_lab) -> None:
+    """Issue 35, part 7: 11 in JupyterLab at 1280 x 800, the file browser open (an 848-pixel
+    cell): the explorer's figure on the first screen of the explorer, below one row of controls,
+    never wider than its cell, with every panel selected too; then saved, its kernel shut down,
+    reopened: no "Error displaying widget: model not found", a line saying to run the cell."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    base, token = jupyter_lab
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        try:
+            explorer = run_notebook(
+                page, base, token, "11_crossover.ipynb", ".bpe-explorer:has(canvas)"
+            )
+            explorer.evaluate("(el) => el.scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(1500)  # the figure resized to the room the page reported
+            page.screenshot(path=str(ARTIFACTS / "11_explorer_1280x800.png"))
+            boxes = explorer.evaluate(EXPLORER_BOXES_JS)
+            screen = boxes["panel"]["bottom"]
+            assert boxes["band"]["height"] < 0.5 * boxes["panel"]["height"], boxes
+            assert boxes["canvas"]["top"] < screen - 200, f"the figure is below the fold: {boxes}"
+            assert boxes["canvas"]["right"] <= boxes["cell"]["right"] + 1, boxes
+
+            # every corpus and every size: the figure grows taller, never wider than the cell
+            before = canvas_image(explorer)
+            lists = explorer.locator(".bpe-explorer-controls select[multiple]")
+            for index in (0, 1):
+                options = lists.nth(index).evaluate("s => [...s.options].map(o => o.text)")
+                lists.nth(index).select_option(label=options)
+            wait_for_change(page, lambda: canvas_image(explorer), before, "the figure")
+            deadline = time.monotonic() + 120  # every redraw done, the last one on the canvas
+            while notebook_state(page).get("kernel") != "idle" and time.monotonic() < deadline:
+                page.wait_for_timeout(500)
+            page.wait_for_function(DRAWN_JS, timeout=60_000)
+            boxes = explorer.evaluate(EXPLORER_BOXES_JS)
+            assert boxes["canvas"]["height"] > 500, f"seven panels in one row? {boxes}"
+            assert boxes["canvas"]["right"] <= boxes["cell"]["right"] + 1, boxes
+            explorer.locator("canvas").first.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "11_explorer_all_panels.png"))
+
+            # saved (as the autosave does), the kernel shut down, reopened
+            page.keyboard.press("Control+s")
+            page.wait_for_timeout(2000)
+            page.get_by_role("menuitem", name="Kernel", exact=True).click()
+            page.get_by_role("menuitem", name="Shut Down Kernel", exact=True).click()
+            page.wait_for_timeout(2000)
+            page.reload()
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+            wait_for_kernel(page)
+            page.wait_for_timeout(3000)  # the widget manager has looked for the models
+            page.screenshot(path=str(ARTIFACTS / "11_reopened.png"))
+            assert page.get_by_text("Error displaying widget").count() == 0
+            assert page.get_by_text("run this cell to show it again").count() >= 1
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "11_failure.png"))
             raise
         finally:
             browser.close()
@@ -660,6 +743,7 @@ def test_explore_page_resume_selection_slider_and_ratio(explore_page) -> None:
 
         # A ratio to V4 with only V5 selected: V4 joins the versions; taken away, it is named.
         lists.nth(2).select_option(label=["V5 heap"])
+        root.get_by_role("button", name="more options").click()  # the ratios are there
         root.locator(".bpe-explorer-controls select:not([multiple])").first.select_option(
             label="÷ V4"
         )

@@ -202,6 +202,12 @@ class Explorer:
             tooltip="hide the controls: the figure takes their room",
             layout=_width(90),
         )
+        self.show_more = w.ToggleButton(
+            value=False,
+            description="more options",
+            tooltip="runs and pooling, more vocab sizes, ratios, log axes, your trainer, export",
+            layout=_width(120),
+        )
         self.measure_button = w.Button(
             description="measure missing cells", disabled=self.runner is None, layout=_width(170)
         )
@@ -248,17 +254,22 @@ class Explorer:
 
     def _layout(self):
         """A band of controls that wraps on a narrow screen (every list box tall enough to show
-        all its items) and can be hidden, a line with the status, then the figure, which fills
-        the room left below it (the ``window`` widget measures it)."""
+        all its items) and can be hidden, the options used less folded under *more options*, a
+        line with the status, then the figure, which fills the room left below it (the
+        ``window`` widget measures it)."""
         self.band = self._band()
         self.show_controls.observe(
             lambda change: setattr(self.band.layout, "display", None if change.new else "none"),
             names="value",
         )
+        self.show_more.observe(
+            lambda change: setattr(self.more.layout, "display", None if change.new else "none"),
+            names="value",
+        )
         self.band.add_class("bpe-explorer-controls")
         figure = w.VBox([self.canvas])
         figure.add_class("bpe-explorer-figure")
-        top = w.HBox([self.show_controls, self.presentation])
+        top = w.HBox([self.show_controls, self.show_more, self.presentation])
         top.layout.align_items = "center"
         parts = [w.HTML(f"<style>{CANVAS_STYLE}{STATUS_STYLE}</style>"), self.band, top]
         parts += [self.status, figure, self.readout, self.runs_note]
@@ -269,30 +280,40 @@ class Explorer:
         return root
 
     def _band(self):
-        """The controls in four titled columns: corpus and size, versions, runs, vocab and time."""
-        return w.HBox(
+        """The controls in three titled columns (corpus and size, versions, vocab size and time
+        with measuring), one row beside a notebook's 848 pixels; under them, folded until
+        *more options* opens it, a row with the runs and the options used less."""
+        wrap = w.Layout(flex_flow="row wrap", grid_gap="0 16px")
+        main = w.HBox(
             [
                 _column("corpus and size", self.corpus, self.size, self.add_size),
-                _column("versions", self.version, self.own_trainer),
-                _column(
-                    "runs (grid, machine)",
-                    self.runs,
-                    self.pool,
-                    w.HBox([self.measure_button, self.cancel_button]),
-                    self.progress,
-                    w.HBox([self.save_figure_button, self.save_table_button]),
-                ),
+                _column("versions", self.version),
                 _column(
                     "vocab size and time",
                     self.vocab,
-                    self.add_vocab,
                     self.metric,
-                    self.scale,
-                    w.HBox([self.log_x, self.log_y]),
+                    w.HBox([self.measure_button, self.cancel_button]),
+                    self.progress,
                 ),
             ],
-            layout=w.Layout(flex_flow="row wrap", grid_gap="0 16px"),
+            layout=wrap,
         )
+        self.more = w.HBox(
+            [
+                _column("runs (grid, machine)", self.runs, self.pool),
+                _column(
+                    "more",
+                    self.add_vocab,
+                    self.scale,
+                    w.HBox([self.log_x, self.log_y]),
+                    self.own_trainer,
+                    w.HBox([self.save_figure_button, self.save_table_button]),
+                ),
+            ],
+            layout=w.Layout(flex_flow="row wrap", grid_gap="0 16px", display="none"),
+        )
+        self.more.add_class("bpe-explorer-more")
+        return w.VBox([main, self.more])
 
     # --- what is shown --------------------------------------------------------------------------
 
