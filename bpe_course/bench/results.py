@@ -86,8 +86,8 @@ def is_yours(runs: str) -> bool:
 
 
 def runs_dates(table: pd.DataFrame, runs: Iterable[str]) -> dict[str, str]:
-    """When and under what load each runs label's rows were measured, as stored: "2026-11-22",
-    "2026-11-22 to 2026-11-24, load 0.8-1.5" (the load only where the rows carry it)."""
+    """When and under what load each runs label's rows were measured, as stored: one date, or
+    the first and last, then the range of the one-minute load where the rows carry it."""
     table = with_runs(table)
     said = {}
     for label in runs:
