@@ -627,7 +627,16 @@ def test_explore_page_says_when_its_server_stopped(tmp_path) -> None:
     enabled. Stopped, the page says so and every control is disabled."""
     with explore_server(tmp_path) as (url, server):
         with explorer_page(url, 1280, 800) as (page, root):
-            assert root.get_by_role("button", name="save table").is_enabled()
+            # measuring when the server stops: cancel is enabled, the status says "measuring"
+            lists = root.locator(".bpe-explorer-controls select[multiple]")
+            lists.nth(2).select_option(label=["V5 heap"])
+            size_box = root.locator("input[placeholder='add a size: 2MB']")
+            size_box.fill("30KB")
+            size_box.press("Enter")
+            wait_for_status(page, root, r"cell\(s\) of this selection not measured yet")
+            root.get_by_role("button", name="measure missing cells").click()
+            wait_for_status(page, root, r"measuring: \d+ of \d+")
+            assert root.get_by_role("button", name="cancel").is_enabled()
             stop_server(server)
             status = root.locator(".bpe-explorer-status")
             page.wait_for_function(
@@ -636,7 +645,7 @@ def test_explore_page_says_when_its_server_stopped(tmp_path) -> None:
                 timeout=60_000,
             )
             page.screenshot(path=str(ARTIFACTS / "explore_server_stopped.png"))
-            for name in ("measure missing cells", "cancel", "save figure", "presentation"):
+            for name in ("measure missing cells", "cancel", "more options", "presentation"):
                 assert root.get_by_role("button", name=name).is_disabled(), name
 
 
