@@ -526,7 +526,7 @@ def test_a_rehearsal_never_becomes_the_opening_view(tmp_path, monkeypatch) -> No
 
     monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
     path = _rehearsal(tmp_path / "build")
-    view = course_explorer(path, interactive=False)
+    view = course_explorer(path, interactive=False, runner=fake_row)
     assert view.corpus.value == ("stories",) and view.size.value == (1_000_000, 5_000_000)
     yours = [label for label in view.runs.options if label.startswith("yours: ")]
     assert yours == ["yours: explorer grid, this machine"]
@@ -534,7 +534,20 @@ def test_a_rehearsal_never_becomes_the_opening_view(tmp_path, monkeypatch) -> No
     assert "gone_trainer_module:train" not in [value for _, value in view.version.options]
     sizes = [value for _, value in view.size.options]
     assert 30_000 in sizes and 70_000 not in sizes
-    # measured here: the new runs are the reader's too, and said to be
+    # measured here, in this session: the reader's earlier runs join the selection, so the
+    # cell just measured is drawn and no longer missing
+    view.size.value = (30_000,)
+    view.version.value = ("v5",)
+    view.vocab.value = (300, 300)
+    view.add_vocab.value = "400"
+    assert missing_cells(view.table, view.selection()) == [
+        ("stories", 30_000, 300, "v5"),  # measured in the rehearsal, whose runs are not selected
+        ("stories", 30_000, 400, "v5"),
+    ]
+    view.start_measuring()
+    view.wait(30)
+    assert missing_cells(view.table, view.selection()) == [] and set(yours) <= set(view.runs.value)
+    # the earlier runs are the reader's too, and said to be
     view.size.value = (30_000,)
     view.version.value = ("v5",)
     view.vocab.value = (300, 300)

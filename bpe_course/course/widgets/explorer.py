@@ -547,8 +547,11 @@ class Explorer:
         label = added["runs"].iloc[0]
         if row.get("machine") not in self.machines:  # a letter of its own, kept from now on
             self.machines.append(row.get("machine"))
-        if label not in self.runs.options:  # the reader's runs, shown beside the stored ones
-            self._extend(self.runs, [*self.runs.options, label], [label])
+        if label not in self.runs.value:  # the reader's runs, shown beside the stored ones
+            # (listed but unselected when an earlier session measured some: selected now, so
+            # the cell just measured is drawn and no longer counted as missing)
+            options = list(self.runs.options)
+            self._extend(self.runs, options + [label] * (label not in options), [label])
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until the measuring in progress ends (tests, and scripts)."""
