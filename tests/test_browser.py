@@ -622,6 +622,42 @@ def test_explore_page_fits_the_screen(explore_page, size) -> None:
         check_layout(page, f"{width} x {height}, presentation, controls hidden")
 
 
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_explore_page_with_every_panel(explore_page, size) -> None:
+    """Every corpus and every size selected, in presentation mode too: the figure as wide as the
+    window allows and no wider, drawn to its bottom; the panels wrap into rows (taller, the page
+    scrolls). That no legend, title or label overlaps is checked on matplotlib's own bounding
+    boxes in tests/test_explorer.py (test_every_panel_selected_nothing_overlaps)."""
+    width, height = size
+    with explorer_page(explore_page, width, height) as (page, root):
+        lists = root.locator(".bpe-explorer-controls select[multiple]")
+        for presentation in (False, True):
+            before = canvas_image(root)
+            if presentation:
+                root.get_by_role("button", name="presentation").click()
+            else:
+                said = status_text(root)
+                for index in (0, 1):
+                    options = lists.nth(index).evaluate("s => [...s.options].map(o => o.text)")
+                    lists.nth(index).select_option(label=options)
+                    said = wait_for_change(page, lambda: status_text(root), said, "the status")
+            wait_for_change(page, lambda: canvas_image(root), before, "the figure")
+            page.wait_for_function(
+                "() => document.querySelector('.bpe-explorer canvas')"
+                ".getBoundingClientRect().height > 400",
+                timeout=120_000,
+            )
+            page.wait_for_timeout(1000)  # the last redraw on the canvas
+            page.wait_for_function(DRAWN_JS, timeout=120_000)
+            canvas = root.locator("canvas").first.bounding_box()
+            assert canvas["x"] >= 0 and canvas["x"] + canvas["width"] <= width, canvas
+            assert canvas["height"] > 400, f"seven panels in one row? {canvas}"
+            root.locator("canvas").first.scroll_into_view_if_needed()
+            mode = "_presentation" if presentation else ""
+            page.screenshot(path=str(ARTIFACTS / f"explore_every_panel_{width}{mode}.png"))
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
 def test_explore_page_says_when_its_server_stopped(tmp_path) -> None:
     """Issue 35, part 7: a stopped server left a page saying "measuring: 0 of 14" with cancel
     enabled. Stopped, the page says so and every control is disabled."""

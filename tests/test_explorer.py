@@ -441,8 +441,14 @@ def _boxes_apart(a, b) -> bool:
 
 @pytest.mark.parametrize(
     ("room", "presentation"),
-    [((1220, 450), False), ((1220, 450), True), ((788, 500), False), ((1860, 900), True)],
-    ids=["1280x800", "1280x800-presentation", "notebook-cell", "1920x1080-presentation"],
+    [
+        ((1220, 450), False),
+        ((1220, 450), True),
+        ((788, 500), False),
+        ((1830, 500), False),
+        ((1860, 900), True),
+    ],
+    ids=["1280x800", "1280x800-presentation", "notebook-cell", "1920x1080", "1920-presentation"],
 )
 def test_every_panel_selected_nothing_overlaps(room, presentation) -> None:
     """Issue 35, part 7: all sizes of both corpora, every stored grid: one legend above the

@@ -173,16 +173,25 @@ def _draw(
     for ax in points:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
-    fig.legend(
-        list(handles.values()),
-        list(handles),
-        loc="outside upper center",
-        ncols=columns_of_legend,
-        frameon=False,
-    )
+    _fit_legend(fig, list(handles.values()), list(handles), columns_of_legend)
     fig.supxlabel("vocab size")
     fig.supylabel(f"{METRIC_NAMES.get(selection.metric, selection.metric)}, {unit}")
     return points
+
+
+def _fit_legend(fig: Figure, handles: list, labels: list[str], columns: int) -> None:
+    """The shared legend above the panels, in as many columns as fit the figure's width: the
+    first guess (:func:`_legend_columns`) is measured and narrowed until the legend fits (a
+    legend wider than the figure is cut off at both sides: the layout does not shrink it)."""
+    renderer = fig.canvas.get_renderer()
+    while True:
+        legend = fig.legend(
+            handles, labels, loc="outside upper center", ncols=columns, frameon=False
+        )
+        if columns == 1 or legend.get_window_extent(renderer).width <= 0.98 * fig.bbox.width:
+            return
+        legend.remove()
+        columns -= 1
 
 
 def _legend_columns(
