@@ -790,7 +790,6 @@ REVEAL_STATE_JS = """() => window.Reveal && Reveal.isReady() ? {
 def test_slides_render_offline(quick_build) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     from bpe_course.course.publish.deck import build_slides, reveal_dir
-    from bpe_course.course.publish.slides import slide_count
 
     reveal = reveal_dir()
     if not (reveal / "dist" / "reveal.js").is_file():
@@ -807,8 +806,6 @@ def test_slides_render_offline(quick_build) -> None:
                 page.wait_for_function(REVEAL_STATE_JS, timeout=30_000)
                 state = page.evaluate(REVEAL_STATE_JS)
                 assert state["total"] == expected, (stem, state)
-                if stem != "00_walkthrough":
-                    assert expected == slide_count(stem)
                 found = page.evaluate(BROKEN_IMAGES_JS)
                 assert not found["broken"], f"{stem}: images that did not load: {found['broken']}"
                 # Every slide, in order: each shows something.

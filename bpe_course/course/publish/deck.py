@@ -5,7 +5,9 @@ notebook from its executed copy, plus a walkthrough of the course's key figures,
 reveal.js comes from its author's own npm package, pinned (``REVEAL_VERSION``); ``fetch_reveal``
 unpacks it once into the virtual environment (``npm pack``: an install step, not a run-time one).
 Which cells are slides is ``slides.SLIDES``; a code cell longer than ``CODE_LINES`` shows only its
-output in a deck. Widgets are frozen as on the site (``static_widgets``).
+output in a deck, and each slide is fitted to 1280 x 800 (``fit``: cells taller than a slide continue
+on slides below it, long printouts and tables are summarised). Widgets are frozen as on the site
+(``static_widgets``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from pathlib import Path
 import nbformat
 from nbconvert import SlidesExporter
 
-from bpe_course.course.publish.slides import slide_count, slide_type
+from bpe_course.course.publish.fit import deck_slide_count, fit_deck
+from bpe_course.course.publish.slides import slide_type
 from bpe_course.course.publish.static_widgets import CANVAS_FIGURES, freeze_widgets
 from bpe_course.course.runner.execute import course_notebooks
 from bpe_course.paths import figures_dir
@@ -106,17 +109,19 @@ def _exporter():
 
 
 def prepare_deck(notebook, stem: str) -> None:
-    """Set each cell's slide type from the table and hide the source of long code cells that have
-    an output (on a copy of an executed notebook: the executed copies may predate the metadata)."""
+    """Set each cell's slide type from the table, hide the source of long code cells that have
+    an output, and fit each slide to 1280 x 800 (``fit.fit_deck``). On a copy of an executed
+    notebook: the executed copies may predate the metadata."""
     for cell in notebook.cells:
         cell.metadata["slideshow"] = {"slide_type": slide_type(stem, cell.get("id", ""))}
         long = cell.cell_type == "code" and len(cell.source.splitlines()) > CODE_LINES
         if long and cell.outputs:
             cell.metadata["transient"] = {"remove_source": True}
+    fit_deck(notebook)
 
 
-def export_deck(path: Path, out_dir: Path, figures: Path) -> Path:
-    """One notebook's deck, ``out_dir/NN_name.html``."""
+def export_deck(path: Path, out_dir: Path, figures: Path) -> int:
+    """One notebook's deck, ``out_dir/NN_name.html``; return its number of slides."""
     notebook = nbformat.read(path, as_version=4)
     figure = CANVAS_FIGURES.get(path.name)
     freeze_widgets(notebook, path.name, figures / figure if figure else None)
@@ -124,7 +129,7 @@ def export_deck(path: Path, out_dir: Path, figures: Path) -> Path:
     body, _ = _exporter().from_notebook_node(notebook, resources={"metadata": {"name": path.stem}})
     target = out_dir / f"{path.stem}.html"
     target.write_text(body, encoding="utf-8")
-    return target
+    return deck_slide_count(notebook)
 
 
 def walkthrough_notebook(figures: Path):
@@ -161,8 +166,9 @@ def build_slides(
     counts: dict[str, int] = {}
     for source in course_notebooks():
         executed = executed_dir / source.name
-        export_deck(executed if executed.exists() else source, out_dir, figures)
-        counts[source.stem] = slide_count(source.stem)
+        counts[source.stem] = export_deck(
+            executed if executed.exists() else source, out_dir, figures
+        )
     walkthrough = walkthrough_notebook(figures)
     (out_dir / "figures").mkdir()
     for name, _, _ in KEY_FIGURES:

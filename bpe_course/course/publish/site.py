@@ -30,6 +30,7 @@ extensions = ["myst_nb"]
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+html_js_files = ["course-search.js"]
 html_copy_source = False
 html_show_sourcelink = False
 html_theme_options = {
@@ -56,6 +57,33 @@ CSS = """\
 .bpe-static-widget-note { background: #fff4e0; padding: 0.4em 0.6em; }
 .bpe-static-row { display: flex; gap: 0.8em; align-items: center; flex-wrap: wrap; }
 .bpe-static-widget img, .cell_output img { max-width: 100%; height: auto; }
+/* Code and printouts wrap inside the page at 1280 px instead of hiding their ends in a scroll box:
+   at spaces, and inside a word only where one word is longer than the line. */
+.cell_input pre, .cell_output pre, div.highlight pre, .output pre {
+  white-space: pre-wrap; word-break: normal; overflow-wrap: break-word;
+}
+"""
+
+# Sphinx's search (searchtools.js) takes each hit's snippet from the page's [role="main"]; in the
+# Sphinx Book Theme that element also holds the page's buttons (the light/dark switch), a print-only
+# table of contents and the links to the previous and next pages, so snippets read "...tings Light
+# Dark 08 ...". The snippet is taken from the article alone.
+SEARCH_JS = """\
+// Written by bpe_course.course.publish.site: edit it there.
+document.addEventListener("DOMContentLoaded", () => {
+  if (typeof Search === "undefined") return;  // not the search page
+  Search.htmlToText = (htmlString, anchor) => {
+    const page = new DOMParser().parseFromString(htmlString, "text/html");
+    for (const chrome of [".headerlink", "script", "style", ".bd-header-article", ".onlyprint",
+                          ".prev-next-footer", ".bd-footer-article", ".bd-sidebar-secondary"]) {
+      page.querySelectorAll(chrome).forEach((element) => element.remove());
+    }
+    const article = page.querySelector('[role="main"] article') || page.querySelector('[role="main"]');
+    if (!article) return "";
+    const part = anchor ? article.querySelector(anchor) : null;
+    return (part || article).textContent;
+  };
+});
 """
 
 INDEX = """\
@@ -104,6 +132,7 @@ def stage_site(
     (stage / "_static").mkdir(parents=True)
     (stage / "conf.py").write_text(CONF, encoding="utf-8")
     (stage / "_static" / "course.css").write_text(CSS, encoding="utf-8")
+    (stage / "_static" / "course-search.js").write_text(SEARCH_JS, encoding="utf-8")
     missing = []
     for source in course_notebooks():
         executed = executed_dir / source.name
