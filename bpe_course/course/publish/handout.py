@@ -153,7 +153,8 @@ Only `pip install` may use the network: the package itself is the file in `wheel
 takes its dependencies (JupyterLab, matplotlib, pandas, ipywidgets and a few more) from the
 package index your pip uses, or from its cache if they are there; with neither, it stops and says
 which one it could not find. Nothing else downloads: the course's corpus is generated on your
-machine, and the notebooks run offline. The last line checks the install: it trains a small
+machine, and the notebooks run offline (notebook 01 shows how to fetch TinyStories, if you want
+it). The last line checks the install: it trains a small
 tokenizer and lists what the notebooks need; it ends with `the course is ready` or says what is
 missing.
 
