@@ -7,7 +7,8 @@ unpacks it once into the virtual environment (``npm pack``: an install step, not
 Which cells are slides is ``slides.SLIDES``; a code cell longer than ``CODE_LINES`` shows only its
 output in a deck, and each slide is fitted to 1280 x 800 (``fit``: cells taller than a slide continue
 on slides below it, long printouts and tables are summarised). Widgets are frozen as on the site
-(``static_widgets``).
+(``static_widgets``). The decks are the student edition's (``handout.edition``: no cell tagged
+``solution``) unless built with ``teacher``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import nbformat
 from nbconvert import SlidesExporter
 
 from bpe_course.course.publish.fit import deck_slide_count, fit_deck
+from bpe_course.course.publish.handout import edition
 from bpe_course.course.publish.slides import slide_type
 from bpe_course.course.publish.static_widgets import CANVAS_FIGURES, freeze_widgets
 from bpe_course.course.runner.execute import course_notebooks
@@ -120,9 +122,10 @@ def prepare_deck(notebook, stem: str) -> None:
     fit_deck(notebook)
 
 
-def export_deck(path: Path, out_dir: Path, figures: Path) -> int:
-    """One notebook's deck, ``out_dir/NN_name.html``; return its number of slides."""
-    notebook = nbformat.read(path, as_version=4)
+def export_deck(path: Path, out_dir: Path, figures: Path, teacher: bool = False) -> int:
+    """One notebook's deck, ``out_dir/NN_name.html`` (the student edition's unless ``teacher``);
+    return its number of slides."""
+    notebook = edition(nbformat.read(path, as_version=4), path.stem, teacher)
     figure = CANVAS_FIGURES.get(path.name)
     freeze_widgets(notebook, path.name, figures / figure if figure else None)
     prepare_deck(notebook, path.stem)
@@ -154,10 +157,15 @@ def walkthrough_notebook(figures: Path):
 
 
 def build_slides(
-    executed_dir: Path, out_dir: Path, reveal: Path, figures: Path | None = None
+    executed_dir: Path,
+    out_dir: Path,
+    reveal: Path,
+    figures: Path | None = None,
+    teacher: bool = False,
 ) -> dict[str, int]:
     """Every deck into ``out_dir`` with reveal.js beside them; return each deck's slide count.
-    ``figures`` (default: the course's ``figures/``) holds the walkthrough's key figures."""
+    ``figures`` (default: the course's ``figures/``) holds the walkthrough's key figures; the decks
+    are the student edition's unless ``teacher``."""
     figures = figures or figures_dir()
     if out_dir.exists():
         shutil.rmtree(out_dir)
@@ -166,9 +174,8 @@ def build_slides(
     counts: dict[str, int] = {}
     for source in course_notebooks():
         executed = executed_dir / source.name
-        counts[source.stem] = export_deck(
-            executed if executed.exists() else source, out_dir, figures
-        )
+        path = executed if executed.exists() else source
+        counts[source.stem] = export_deck(path, out_dir, figures, teacher)
     walkthrough = walkthrough_notebook(figures)
     (out_dir / "figures").mkdir()
     for name, _, _ in KEY_FIGURES:

@@ -117,14 +117,25 @@ SLIDES: dict[str, dict[str, str]] = {
 # fmt: on
 
 
+# A cell of folded solutions (``ID-answers``, tagged ``solution``) follows the cell ``ID`` whose
+# exercises it answers: it goes where that cell goes (on its slide, in its notes, or skipped).
+ANSWERS_SUFFIX = "-answers"
+
+
 def slide_type(notebook_stem: str, cell_id: str) -> str:
     """The slide type the table gives a cell (``skip`` where it names none)."""
-    return SLIDES.get(notebook_stem, {}).get(cell_id, DEFAULT)
+    table = SLIDES.get(notebook_stem, {})
+    if cell_id not in table and cell_id.endswith(ANSWERS_SUFFIX):
+        owner = table.get(cell_id.removesuffix(ANSWERS_SUFFIX), DEFAULT)
+        return owner if owner in ("skip", "notes") else "-"
+    return table.get(cell_id, DEFAULT)
 
 
-def slide_count(notebook_stem: str) -> int:
-    """How many slides the notebook's deck has (each ``slide`` and ``subslide`` starts one)."""
-    return sum(kind in ("slide", "subslide") for kind in SLIDES.get(notebook_stem, {}).values())
+def slide_count(notebook_stem: str, cell_ids: list[str] | None = None) -> int:
+    """How many slides the notebook's deck has (each ``slide`` and ``subslide`` starts one); with
+    ``cell_ids``, the deck of those cells only (the student edition's, without the answers)."""
+    ids = SLIDES.get(notebook_stem, {}) if cell_ids is None else cell_ids
+    return sum(slide_type(notebook_stem, i) in ("slide", "subslide") for i in ids)
 
 
 def apply_slides(path: Path) -> bool:
