@@ -185,17 +185,8 @@ def as_if_executed(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def _quiet_show_solution(exercise: str, *also: str) -> list:
-    """What ``show_solution`` displays, as a list (it displays all but the last and returns it)."""
-    import bpe_course.course.exercises.prompts as prompts
-
-    shown: list = []
-    saved = prompts.display
-    prompts.display = shown.append
-    try:
-        shown.append(show_solution(exercise, *also))
-    finally:
-        prompts.display = saved
-    return shown
+    """What ``show_solution`` displays, as a list (one folded Markdown: the answer and ``also``)."""
+    return [show_solution(exercise, *also)]
 
 
 # --- the answers to look for, and the cells that look like answers ---------------------------
