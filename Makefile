@@ -3,6 +3,8 @@
 #   make test     run the test suite
 #   make site     build the course as a static website (executed notebooks, search) into build/site/
 #   make slides   export a reveal.js deck per notebook and a walkthrough into build/slides/ (offline)
+# Both publish the student edition (no solutions); with TEACHER=1 (make site TEACHER=1), the
+# teacher's notebooks into build/site-teacher/ and build/slides-teacher/.
 # Each creates a local virtual environment in .venv on first use.
 PYTHON ?= python3
 VENV ?= .venv
@@ -10,6 +12,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Workers of `make test`'s first pass (see the README): the course's machine has 2 cores.
 TEST_WORKERS ?= 2
+TEACHER ?=
+TEACHER_FLAG := $(if $(TEACHER),--teacher)
 
 .PHONY: course test lint site slides stubs guide clean-venv
 
@@ -37,10 +41,10 @@ $(VENV)/.installed-%: $(STAMP) pyproject.toml
 	@touch $@
 
 site: $(VENV)/.installed-site
-	$(BIN)/python -m bpe_course site
+	$(BIN)/python -m bpe_course site $(TEACHER_FLAG)
 
 slides: $(VENV)/.installed-slides
-	$(BIN)/python -m bpe_course slides
+	$(BIN)/python -m bpe_course slides $(TEACHER_FLAG)
 
 # The exercises' stubs (notebooks/exercises/), made from the package's solutions.
 stubs: $(STAMP)

@@ -20,6 +20,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from bpe_course.paths import REPO_ROOT, notebooks_dir
@@ -933,7 +934,10 @@ def test_site_renders_offline(quick_build) -> None:
             # The stored results are links to the CSV files, which download.
             page.goto(f"{base}/results.html")
             links = page.locator("a.download").evaluate_all("els => els.map(e => e.href)")
-            assert len(links) == len(list((notebooks_dir() / "results").glob("*.csv")))
+            from bpe_course.course.publish.handout import TEACHERS_RESULTS
+
+            stored_csvs = (notebooks_dir() / "results").glob("*.csv")
+            assert len(links) == len([p for p in stored_csvs if p.name not in TEACHERS_RESULTS])
             first = links[0].rsplit("/", 1)[-1]
             stored = (notebooks_dir() / "results" / first).read_bytes()
             assert urllib.request.urlopen(links[0], timeout=10).read() == stored
@@ -959,7 +963,6 @@ REVEAL_STATE_JS = """() => window.Reveal && Reveal.isReady() ? {
 def test_slides_render_offline(quick_build) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     from bpe_course.course.publish.deck import build_slides, reveal_dir
-    from bpe_course.course.publish.slides import slide_count
 
     reveal = reveal_dir()
     if not (reveal / "dist" / "reveal.js").is_file():
@@ -976,8 +979,6 @@ def test_slides_render_offline(quick_build) -> None:
                 page.wait_for_function(REVEAL_STATE_JS, timeout=30_000)
                 state = page.evaluate(REVEAL_STATE_JS)
                 assert state["total"] == expected, (stem, state)
-                if stem != "00_walkthrough":
-                    assert expected == slide_count(stem)
                 found = page.evaluate(BROKEN_IMAGES_JS)
                 assert not found["broken"], f"{stem}: images that did not load: {found['broken']}"
                 # Every slide, in order: each shows something.

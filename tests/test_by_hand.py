@@ -88,3 +88,34 @@ def test_the_overlapping_change_of_a_a_a() -> None:
     aa = record_merge(vocab, [], (a, a))
     changes = pair_count_changes((a, a, a), (a, a), aa, 1)
     assert show_changes(changes, vocab) == "(a, a) -2, (aa, a) +1"
+
+
+def test_the_by_hand_drivers_make_the_loops_merges_and_print_each_stage() -> None:
+    from bpe_course.course.widgets.by_hand import count_to_pairs_by_hand, heap_by_hand
+
+    shown, merged = heap_by_hand(FOUR_WORDS, merges=3)
+    assert merged == v5_heap.merge_loop(FOUR_WORDS, 256 + 3)[1]
+    assert shown.count("pop_best:") == 3 and shown.count("push_changes:") == 3
+    assert "2 stale entries popped, 1 of them pushed back" in shown  # the third merge
+    shown, merged = count_to_pairs_by_hand(FOUR_WORDS, merges=3)
+    assert merged == fast_max.merge_loop(FOUR_WORDS, 256 + 3)[1]
+    assert shown.count("best_pair:") == 3 and "--- after three merges" in shown
+
+
+def test_no_notebook_up_to_the_capstone_writes_out_its_loop() -> None:
+    """The capstone (10) asks for the loop that calls V5's (or fast max's) stages once per merge:
+    no code cell of notebooks 01-10 may call those stages itself (the by-hand printouts run their
+    loops in ``widgets/by_hand.py``)."""
+    import json
+
+    from bpe_course.paths import notebooks_dir
+
+    loops = (("pop_best(", "rewrite_words(", "push_changes("), ("best_pair(", "move_pairs("))
+    for path in sorted(notebooks_dir().glob("[01][0-9]_*.ipynb")):
+        if int(path.name[:2]) > 10:
+            continue
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "code":
+                for stages in loops:
+                    assert not all(stage in source for stage in stages), (path.name, stages)

@@ -9,10 +9,8 @@ import inspect
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import sysconfig
 import textwrap
 from pathlib import Path
 
@@ -24,9 +22,8 @@ from bpe_course.course.exercises.catalog import EXERCISES
 from bpe_course.course.exercises.hiding import HIDDEN, hidden_source, replace_regions
 from bpe_course.course.exercises.prompts import show_source_before
 from bpe_course.course.publish.handout import (
-    FOLDED,
-    FOLDED_TAG,
     SOLUTION_TAG,
+    WHEEL,
     student_notebook,
     write_handout,
 )
@@ -35,9 +32,8 @@ from bpe_course.errors import BPEInputError
 from bpe_course.paths import HANDOUT_MARKER, REPO_ROOT, notebooks_dir
 
 NOTEBOOKS = course_notebooks()
-# Notebooks 05-10 hold the exercises; 01 is the one other the slow test runs.
+# Notebooks 05-10 hold the exercises.
 EXERCISE_NOTEBOOKS = {exercise.notebook: name for name, exercise in EXERCISES.items()}
-RUN = ["01_start_here", *EXERCISE_NOTEBOOKS]
 
 
 @pytest.fixture(scope="module")
@@ -77,26 +73,23 @@ def solution_lines(function) -> set[str]:
 
 
 def answers() -> dict[str, set[str]]:
-    """Every answer's distinctive lines: each exercise's solution function, and each marked cell
-    of the repository's notebooks (solution cells whole, folded blocks)."""
+    """Every answer's distinctive lines: each exercise's solution function, and each cell of the
+    repository's notebooks tagged ``solution`` (``tests/test_leaks.py`` searches every student
+    artefact for them)."""
     found = {
         f"solution of {name}": solution_lines(e.answer_function) for name, e in EXERCISES.items()
     }
     for path in NOTEBOOKS:
         for cell in nbformat.read(path, as_version=4).cells:
-            tags = cell.metadata.get("tags", [])
-            if SOLUTION_TAG in tags:
+            if SOLUTION_TAG in cell.metadata.get("tags", []):
                 found[f"{path.stem} cell {cell.id}"] = distinctive(cell.source)
-            if FOLDED_TAG in tags:
-                block = "".join(FOLDED.findall(cell.source))
-                found[f"{path.stem} cell {cell.id} (folded)"] = distinctive(block)
     return found
 
 
 def texts(folder: Path) -> dict[Path, str]:
     """Every file of an edition as text; a notebook as its cells' sources and outputs."""
     out = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix != ".whl"):
         if path.suffix == ".ipynb":
             cells = nbformat.read(path, as_version=4).cells
             out[path] = "\n".join(c.source + json.dumps(c.get("outputs", [])) for c in cells)
@@ -108,8 +101,9 @@ def texts(folder: Path) -> dict[Path, str]:
 def test_every_exercise_and_notebook_has_answers_to_look_for() -> None:
     found = answers()
     assert all(found.values()), [name for name, lines in found.items() if not lines]
-    for stem in EXERCISE_NOTEBOOKS:
-        assert any(key.startswith(f"{stem} cell") and "folded" not in key for key in found), stem
+    for stem in EXERCISE_NOTEBOOKS:  # the course's code after the exercise, the folded answers
+        assert any(key.startswith(f"{stem} cell") and key.endswith("-solution") for key in found)
+        assert any(key.startswith(f"{stem} cell") and key.endswith("-answers") for key in found)
 
 
 def test_the_student_edition_holds_no_answer(student) -> None:
@@ -153,6 +147,7 @@ def test_the_student_edition_is_the_course_without_its_answers(student) -> None:
     results = sorted(p.name for p in (source / "results").iterdir() if p.name not in teachers)
     assert sorted(p.name for p in (student / "results").iterdir()) == results
     assert (student / HANDOUT_MARKER).is_file() and (student / "README.md").is_file()
+    assert [p.name for p in (student / "wheels").iterdir()] == [WHEEL]
     for path in student.glob("*.ipynb"):
         original = nbformat.read(source / path.name, as_version=4).cells
         cells = nbformat.read(path, as_version=4).cells
@@ -178,14 +173,15 @@ def test_a_folder_in_use_is_refused_in_one_line_unless_forced(tmp_path, capsys) 
 def test_an_unmarked_answer_stops_the_handout() -> None:
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
-        nbformat.v4.new_markdown_cell(
-            "<details><summary>Solutions (for teachers)</summary>x</details>"
-        )
+        nbformat.v4.new_markdown_cell("Exercises: 1. What is 6 x 7?"),
+        nbformat.v4.new_markdown_cell("<details><summary>Solutions</summary>42</details>"),
     ]
     with pytest.raises(BPEInputError, match="outside the marks"):
         student_notebook(notebook, "unmarked")
-    notebook.cells[0].metadata["tags"] = [FOLDED_TAG]
-    assert student_notebook(notebook, "marked").cells[0].source == ""
+    notebook.cells[1].metadata["tags"] = [SOLUTION_TAG]  # the tag, not the phrase, leaves it out
+    assert [c.source for c in student_notebook(notebook, "marked").cells] == [
+        notebook.cells[0].source
+    ]
 
 
 def test_solution_regions_become_nbgraders_stubs() -> None:
@@ -247,49 +243,30 @@ def test_the_notebooks_show_no_answer_before_their_exercise(stem) -> None:
     assert f'"{name}")' in cells[1].source and "show_source_before(" in cells[1].source
 
 
-def build_wheel(folder: Path) -> Path:
-    """A wheel of the package, built offline from a copy of its sources (the checkout stays
-    clean of build/ and egg-info)."""
-    source = folder / "source"
-    shutil.copytree(
-        REPO_ROOT / "bpe_course",
-        source / "bpe_course",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(REPO_ROOT / name, source / name)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(folder), str(source)],
-        check=True,
-    )
-    return next(folder.glob("bpe_course-*.whl"))
+def install_lines(readme: str) -> list[str]:
+    """The commands of the README's install block: the fenced block under ``## Install``."""
+    section = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    found = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert found, "the README has no ```bash block under ## Install"
+    return [line for line in found.group(1).splitlines() if line.strip()]
 
 
-def fresh_venv(folder: Path, wheel: Path) -> Path:
-    """A virtual environment with the wheel installed and this one's packages seen through a
-    ``.pth`` (no download; this environment's editable install is not activated there)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    python = folder / "bin" / "python"
-    pip = [
-        sys.executable,
-        "-m",
-        "pip",
-        "--disable-pip-version-check",
-        "-q",
-        "--python",
-        str(python),
+def clean_env() -> dict[str, str]:
+    """This process's environment without the course's settings, Python's, and this virtual
+    environment (a student's shell); pip's settings stay (where the registries are)."""
+    ours = {str(Path(p).resolve()) for p in (sys.prefix, sys.exec_prefix)}
+    path = [
+        entry
+        for entry in os.environ.get("PATH", "").split(os.pathsep)
+        if entry and not any(str(Path(entry).resolve()).startswith(o) for o in ours)
     ]
-    subprocess.run([*pip, "install", "--no-deps", "--no-index", str(wheel)], check=True)
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    (Path(site) / "main_venv.pth").write_text("".join(f"{p}\n" for p in sorted(ours)))
-    return python
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("BPE_COURSE_", "PYTHON", "VIRTUAL_ENV", "CONDA"))
+    }
+    env["PATH"] = os.pathsep.join(path)
+    return env
 
 
 RUNNER = """
@@ -309,13 +286,30 @@ for stem in sys.argv[2:]:
 
 
 @pytest.mark.slow
-def test_the_student_edition_runs_from_a_wheel_with_its_exercises_unsolved(tmp_path) -> None:
-    python = fresh_venv(tmp_path / "venv", build_wheel(tmp_path / "wheel"))
+@pytest.mark.timeout(1800)  # pip installs JupyterLab, then fourteen notebooks run
+def test_the_student_edition_installs_from_its_readme_and_runs_every_notebook(tmp_path) -> None:
+    # A fresh handout, outside the checkout; its README's install lines, as a student types them
+    # in a shell without this virtual environment (pip finds the dependencies where it is told to:
+    # the registries, or its cache).
     student = write_handout(tmp_path / "class" / "student")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("BPE_COURSE_", "PYTHON"))}
+    lines = install_lines((student / "README.md").read_text(encoding="utf-8"))
+    assert f"pip install wheels/{WHEEL}" in lines, lines
+    env = clean_env()
+    installed = subprocess.run(
+        ["bash", "-e", "-c", "\n".join(lines)],
+        cwd=student,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert installed.returncode == 0, installed.stdout[-3000:] + installed.stderr[-4000:]
+    assert "the course is ready" in installed.stdout, installed.stdout
+    # Every student notebook, in quick mode, by the package installed there.
+    python = student / ".venv" / "bin" / "python"
     env.update(BPE_COURSE_QUICK="1", BPE_COURSE_CORPUS="stories")
+    stems = [path.stem for path in NOTEBOOKS]
     done = subprocess.run(
-        [str(python), "-c", RUNNER, str(student), *RUN],
+        [str(python), "-c", RUNNER, str(student), *stems],
         cwd=tmp_path,  # outside the repository
         env=env,
         capture_output=True,
@@ -323,7 +317,7 @@ def test_the_student_edition_runs_from_a_wheel_with_its_exercises_unsolved(tmp_p
     )
     assert done.returncode == 0, done.stdout + done.stderr[-4000:]
     assert list((student / "data").iterdir()), "the corpus was not made inside the handout"
-    for stem in RUN:
+    for stem in stems:
         cells = nbformat.read(student / "executed" / f"{stem}.ipynb", as_version=4).cells
         outputs = json.dumps([c.get("outputs", []) for c in cells])
         assert str(REPO_ROOT) not in outputs, f"{stem} read the repository"
@@ -332,3 +326,13 @@ def test_the_student_edition_runs_from_a_wheel_with_its_exercises_unsolved(tmp_p
                 c for c in cells if c.source.endswith(f'check("{EXERCISE_NOTEBOOKS[stem]}")')
             ]
             assert len(checked) == 1 and "not done yet" in json.dumps(checked[0].outputs), stem
+
+
+def test_the_teaching_guide_shows_the_handouts_install_lines(student) -> None:
+    # TEACHING.md quotes them for the teacher: a new version (a new wheel's name) must reach it
+    lines = install_lines((student / "README.md").read_text(encoding="utf-8"))
+    guide = (REPO_ROOT / "TEACHING.md").read_text(encoding="utf-8")
+    block = "\n".join(f"  {line}" for line in lines)
+    assert f"  ```bash\n{block}\n  ```" in guide
+    assert "pip install bpe_course" not in guide  # no such package on any index
+    assert "pip install bpe_course" not in (student / "README.md").read_text(encoding="utf-8")

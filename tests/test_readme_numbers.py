@@ -17,8 +17,9 @@ LABELS = {"v5": "V5", "fastmax": "fast max"}
 
 
 def opening() -> str:
-    """The README's first paragraph, on one line."""
-    text = README.read_text(encoding="utf-8").split("\n\n")[1]
+    """The README's paragraph of the stored runs' numbers (under its short start), on one line."""
+    paragraphs = README.read_text(encoding="utf-8").split("\n\n")
+    text = next(p for p in paragraphs if p.startswith("In the stored runs"))
     return " ".join(text.split())
 
 

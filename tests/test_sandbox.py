@@ -30,6 +30,7 @@ from bpe_course.course.exercises.isolation import (
     SANDBOX_ENV,
     SCRATCH_PREFIX,
     nobody,
+    passable,
     walls,
 )
 from bpe_course.course.exercises.view import (
@@ -356,7 +357,8 @@ def test_without_bubblewrap_a_temp_folder_nobody_cannot_pass_is_not_used() -> No
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=180, env=env
         )
         assert result.stdout.startswith("merge_word: passed"), result.stdout + result.stderr
-        assert "as nobody" in result.stderr, result.stderr  # not kept as root for want of a box
+        if passable(Path(sys.prefix)) and passable(PACKAGE.parent):  # nobody can run Python
+            assert "as nobody" in result.stderr, result.stderr  # not root for want of a box
         assert not list(locked.iterdir())
     finally:
         shutil.rmtree(locked, ignore_errors=True)

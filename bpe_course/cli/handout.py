@@ -8,11 +8,12 @@ import argparse
 def add_handout_command(commands) -> None:
     handout = commands.add_parser(
         "handout",
-        help="write the student edition (notebooks without answers, stubs, results)",
+        help="write the student edition (notebooks without answers, stubs, results, wheel)",
         description="Write the student edition into DIR: every notebook without its solutions "
-        "and outputs, the exercise stubs, the stored results and a README; it runs with the "
-        "package installed alone. With --teacher, DIR/student/ and the answer key in "
-        "DIR/answer_key/ (the full notebooks, the stubs' solutions).",
+        "(the cells tagged 'solution') and outputs, the exercise stubs, the stored results, the "
+        "package as a wheel in DIR/wheels/ (built by pip) and a README whose install lines "
+        "set up a virtual environment with that wheel. With --teacher, DIR/student/ and the "
+        "answer key in DIR/answer_key/ (the full notebooks, the stubs' solutions).",
     )
     handout.add_argument("dir", metavar="DIR", help="an empty or new folder")
     handout.add_argument(

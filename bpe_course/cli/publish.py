@@ -2,7 +2,10 @@
 
 Both read the executed notebooks in ``build/notebooks/`` (``bpe-course course`` writes them) and
 execute, in quick mode, only those whose executed copy is missing or older than the notebook, so
-``make course`` then ``make site`` runs each notebook once.
+``make course`` then ``make site`` runs each notebook once. Both publish the student edition (no
+cell tagged ``solution``) into ``build/site/`` and ``build/slides/``; with ``--teacher``, the
+teacher's notebooks into ``build/site-teacher/`` and ``build/slides-teacher/`` (another folder, so
+a teacher's build never lands where the student edition is published from).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+TEACHER_HELP = "the teacher's notebooks, with the solutions (default: the student edition)"
+
 
 def add_publish_commands(commands) -> None:
     site = commands.add_parser(
@@ -20,7 +25,10 @@ def add_publish_commands(commands) -> None:
         description="Build a static HTML book of the executed notebooks (Sphinx, MyST-NB, Sphinx "
         "Book Theme), with search, the references and the stored results; offline.",
     )
-    site.add_argument("--out", type=Path, help="output folder (default build/site)")
+    site.add_argument(
+        "--out", type=Path, help="output folder (default build/site, build/site-teacher)"
+    )
+    site.add_argument("--teacher", action="store_true", help=TEACHER_HELP)
     site.set_defaults(run=run_site)
     slides = commands.add_parser(
         "slides",
@@ -28,7 +36,10 @@ def add_publish_commands(commands) -> None:
         description="Export each notebook's slide cells as a static reveal.js deck, with "
         "reveal.js beside the decks (fetched once from npm into the virtual environment).",
     )
-    slides.add_argument("--out", type=Path, help="output folder (default build/slides)")
+    slides.add_argument(
+        "--out", type=Path, help="output folder (default build/slides, build/slides-teacher)"
+    )
+    slides.add_argument("--teacher", action="store_true", help=TEACHER_HELP)
     slides.add_argument("--reveal", type=Path, help="an unpacked reveal.js package to use")
     slides.add_argument(
         "--fetch-only", action="store_true", help="only fetch reveal.js (an install step)"
@@ -65,9 +76,9 @@ def run_site(args: argparse.Namespace) -> int:
     from bpe_course.paths import build_dir
 
     executed_dir = _executed()
-    out = args.out or build_dir() / "site"
+    out = args.out or build_dir() / ("site-teacher" if args.teacher else "site")
     start = time.perf_counter()
-    build_site(executed_dir, out)
+    build_site(executed_dir, out, teacher=args.teacher)
     print(f"site built in {time.perf_counter() - start:.0f} s: {out / 'index.html'}")
     return 0
 
@@ -81,8 +92,8 @@ def run_slides(args: argparse.Namespace) -> int:
         print(f"reveal.js is in {reveal}")
         return 0
     executed_dir = _executed()
-    out = args.out or build_dir() / "slides"
+    out = args.out or build_dir() / ("slides-teacher" if args.teacher else "slides")
     start = time.perf_counter()
-    counts = build_slides(executed_dir, out, reveal)
+    counts = build_slides(executed_dir, out, reveal, teacher=args.teacher)
     print(f"{len(counts)} decks built in {time.perf_counter() - start:.0f} s: {out / 'index.html'}")
     return 0

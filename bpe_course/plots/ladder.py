@@ -149,7 +149,8 @@ def _draw_rungs(
 def step_ratios(table: pd.DataFrame, vocab_size: int, metric: str = "cpu_s") -> pd.DataFrame:
     """For every rung with a base: base time / rung time at ``vocab_size``, per corpus, as
     ``median (min-max)`` over the repeats (repeat i of the rung against repeat i of its base,
-    run in the same pass); above 1, the change made it faster."""
+    run in the same pass); above 1, the change made it faster. Three decimals: at two, a range just above 1 printed as 1.00 beside a
+    verdict of "faster in every repeat pair"."""
     traced = table[table["traced"] & (table["vocab_size"] == vocab_size)]
     times = traced.pivot_table(index=["shape", "size", "repeat"], columns="rung", values=metric)
     rows = {}
@@ -159,7 +160,7 @@ def step_ratios(table: pd.DataFrame, vocab_size: int, metric: str = "cpu_s") -> 
         ratio = (times[rung.base] / times[name]).dropna()
         cells = {}
         for (shape, size), part in ratio.groupby(level=["shape", "size"]):
-            cells[f"{shape} {size}"] = f"{part.median():.2f} ({part.min():.2f}-{part.max():.2f})"
+            cells[f"{shape} {size}"] = f"{part.median():.3f} ({part.min():.3f}-{part.max():.3f})"
         rows[f"{name} (from {rung.base})"] = cells
     out = pd.DataFrame(rows).T
     return out[[f"{s} {z}" for s, z in corpora(table) if f"{s} {z}" in out.columns]]

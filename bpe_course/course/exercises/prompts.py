@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import inspect
 
-from IPython.display import Code, Markdown, display
+from IPython.display import Code, Markdown
 
 from bpe_course.course.exercises.catalog import EXERCISES, get_exercise
 from bpe_course.course.exercises.hiding import BEGIN, END, HIDDEN, hidden_source, replace_regions
@@ -78,18 +78,32 @@ def _defines(obj, function) -> bool:
     return obj is function
 
 
-def show_solution(exercise: str, *also: str) -> object:
-    """The course's own answer to ``exercise``: for the cell after the exercise, tagged
-    ``solution`` (the student handout leaves it out). ``also``: dotted names of more code that
-    holds the answer (a loop that writes it out), shown after it. The solution marks are left out."""
+# The answer folded, as the summaries fold their solutions for teachers: a teacher who shows the
+# notebook to a class opens it when the class has tried.
+FOLDED_SOLUTION = """\
+<details><summary>The course's solution (for teachers; the student edition leaves it out)</summary>
+
+{code}
+</details>
+"""
+
+
+def solution_text(exercise: str, *also: str) -> str:
+    """The course's own answer to ``exercise`` as :func:`show_solution` shows it (Markdown):
+    folded, the code of the answer's function, then of ``also``, the solution marks left out."""
     shown = [get_exercise(exercise).answer_function]
     for name in also:
         module, _, attribute = name.rpartition(".")
         shown.append(getattr(importlib.import_module(module), attribute))
-    codes = [Code(_without_marks(inspect.getsource(obj)), language="python") for obj in shown]
-    for code in codes[:-1]:
-        display(code)
-    return codes[-1]
+    sources = [_without_marks(inspect.getsource(obj)).rstrip() for obj in shown]
+    return FOLDED_SOLUTION.format(code="\n\n".join(f"```python\n{s}\n```" for s in sources))
+
+
+def show_solution(exercise: str, *also: str) -> object:
+    """The course's own answer to ``exercise``, folded: for the cell after the exercise, tagged
+    ``solution`` (the student handout leaves it out). ``also``: dotted names of more code that
+    holds the answer (a loop that writes it out), shown after it."""
+    return Markdown(solution_text(exercise, *also))
 
 
 def _without_marks(source: str) -> str:

@@ -5,7 +5,10 @@ notebook from its executed copy, plus a walkthrough of the course's key figures,
 reveal.js comes from its author's own npm package, pinned (``REVEAL_VERSION``); ``fetch_reveal``
 unpacks it once into the virtual environment (``npm pack``: an install step, not a run-time one).
 Which cells are slides is ``slides.SLIDES``; a code cell longer than ``CODE_LINES`` shows only its
-output in a deck. Widgets are frozen as on the site (``static_widgets``).
+output in a deck, and each slide is fitted to 1280 x 800 (``fit``: cells taller than a slide continue
+on slides below it, long printouts and tables are summarised). Widgets are frozen as on the site
+(``static_widgets``). The decks are the student edition's (``handout.edition``: no cell tagged
+``solution``) unless built with ``teacher``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from pathlib import Path
 import nbformat
 from nbconvert import SlidesExporter
 
-from bpe_course.course.publish.slides import slide_count, slide_type
+from bpe_course.course.publish.fit import deck_slide_count, fit_deck
+from bpe_course.course.publish.handout import edition
+from bpe_course.course.publish.slides import slide_type
 from bpe_course.course.publish.static_widgets import CANVAS_FIGURES, freeze_widgets
 from bpe_course.course.runner.execute import course_notebooks
 from bpe_course.paths import figures_dir
@@ -106,25 +111,28 @@ def _exporter():
 
 
 def prepare_deck(notebook, stem: str) -> None:
-    """Set each cell's slide type from the table and hide the source of long code cells that have
-    an output (on a copy of an executed notebook: the executed copies may predate the metadata)."""
+    """Set each cell's slide type from the table, hide the source of long code cells that have
+    an output, and fit each slide to 1280 x 800 (``fit.fit_deck``). On a copy of an executed
+    notebook: the executed copies may predate the metadata."""
     for cell in notebook.cells:
         cell.metadata["slideshow"] = {"slide_type": slide_type(stem, cell.get("id", ""))}
         long = cell.cell_type == "code" and len(cell.source.splitlines()) > CODE_LINES
         if long and cell.outputs:
             cell.metadata["transient"] = {"remove_source": True}
+    fit_deck(notebook)
 
 
-def export_deck(path: Path, out_dir: Path, figures: Path) -> Path:
-    """One notebook's deck, ``out_dir/NN_name.html``."""
-    notebook = nbformat.read(path, as_version=4)
+def export_deck(path: Path, out_dir: Path, figures: Path, teacher: bool = False) -> int:
+    """One notebook's deck, ``out_dir/NN_name.html`` (the student edition's unless ``teacher``);
+    return its number of slides."""
+    notebook = edition(nbformat.read(path, as_version=4), path.stem, teacher)
     figure = CANVAS_FIGURES.get(path.name)
     freeze_widgets(notebook, path.name, figures / figure if figure else None)
     prepare_deck(notebook, path.stem)
     body, _ = _exporter().from_notebook_node(notebook, resources={"metadata": {"name": path.stem}})
     target = out_dir / f"{path.stem}.html"
     target.write_text(body, encoding="utf-8")
-    return target
+    return deck_slide_count(notebook)
 
 
 def walkthrough_notebook(figures: Path):
@@ -149,10 +157,15 @@ def walkthrough_notebook(figures: Path):
 
 
 def build_slides(
-    executed_dir: Path, out_dir: Path, reveal: Path, figures: Path | None = None
+    executed_dir: Path,
+    out_dir: Path,
+    reveal: Path,
+    figures: Path | None = None,
+    teacher: bool = False,
 ) -> dict[str, int]:
     """Every deck into ``out_dir`` with reveal.js beside them; return each deck's slide count.
-    ``figures`` (default: the course's ``figures/``) holds the walkthrough's key figures."""
+    ``figures`` (default: the course's ``figures/``) holds the walkthrough's key figures; the decks
+    are the student edition's unless ``teacher``."""
     figures = figures or figures_dir()
     if out_dir.exists():
         shutil.rmtree(out_dir)
@@ -161,8 +174,8 @@ def build_slides(
     counts: dict[str, int] = {}
     for source in course_notebooks():
         executed = executed_dir / source.name
-        export_deck(executed if executed.exists() else source, out_dir, figures)
-        counts[source.stem] = slide_count(source.stem)
+        path = executed if executed.exists() else source
+        counts[source.stem] = export_deck(path, out_dir, figures, teacher)
     walkthrough = walkthrough_notebook(figures)
     (out_dir / "figures").mkdir()
     for name, _, _ in KEY_FIGURES:

@@ -1,19 +1,23 @@
-"""The student handout and the answer key, written from the one set of notebooks.
+"""The student handout and the answer key, written from the one set of notebooks; and the
+student edition of the executed notebooks, from which the site and the slides are built.
 
-Answers are marked in the notebooks, and nowhere else, in three ways (nbgrader's where it has one,
-so a teacher who uses nbgrader finds its conventions):
+Answers are marked in the notebooks, and nowhere else, by cell metadata (nbgrader's conventions
+where it has one, so a teacher who uses nbgrader finds them):
 
 - a cell tagged ``solution`` is an answer as a whole (the course's own code printed after an
-  exercise, a pointer to it, ``--solution``): the student edition leaves it out;
-- a markdown cell tagged ``folded-solutions`` ends its exercises with a folded
-  ``<details><summary>Solutions (for teachers)</summary> ... </details>`` block: the student
-  edition keeps the cell without the block;
+  exercise, a pointer to it, the folded solutions after a notebook's exercises, a cell that checks
+  those solutions): the student edition leaves it out, with its outputs;
 - in any cell, the lines from one holding ``BEGIN SOLUTION`` to one holding ``END SOLUTION``
   (nbgrader's ``### BEGIN SOLUTION`` / ``### END SOLUTION``): replaced by nbgrader's stubs,
   ``# YOUR CODE HERE`` and ``raise NotImplementedError()`` in code, ``YOUR ANSWER HERE`` in text.
 
-The student edition is refused if an answer is left unmarked (a ``Solutions (for teachers)``
-block, ``--solution`` or ``show_solution(`` outside the marks), or if a mark marks nothing.
+The tag, never a phrase, decides what is left out. As a second line of defence, the student
+edition is refused if a cell it keeps looks like an answer (``show_solution(``, ``--solution``,
+folded solutions, "for teachers"); ``tests/test_leaks.py`` fails on such a cell in the notebooks.
+
+The student handout carries a wheel of the package (``wheels/``), built here by pip (``pip wheel
+--no-deps``; pip is in every environment, where the ``build`` package is not), and a README whose
+install lines the tests follow as they stand.
 
 Our own few lines rather than nbgrader's ``ClearSolutions``: nbgrader installs beside JupyterLab 4
 but brings notebook 7 and a database stack (SQLAlchemy, alembic) to every reader, and its
@@ -22,51 +26,57 @@ preprocessor refuses regions in cells without its own per-cell metadata.
 
 from __future__ import annotations
 
+import importlib.metadata
 import inspect
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
 
 import nbformat
 
+from bpe_course import __version__
 from bpe_course.course.exercises.catalog import EXERCISES, get_exercise
 from bpe_course.course.exercises.exercise import shown
 from bpe_course.course.exercises.hiding import replace_regions
 from bpe_course.course.exercises.stubs import global_imports, globals_read, names_in
 from bpe_course.errors import BPEInputError
-from bpe_course.paths import HANDOUT_MARKER, notebooks_dir
+from bpe_course.paths import HANDOUT_MARKER, REPO_ROOT, notebooks_dir
 
 SOLUTION_TAG = "solution"
-FOLDED_TAG = "folded-solutions"
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 TEXT_STUB = "YOUR ANSWER HERE"
-FOLDED = re.compile(
-    r"\s*<details><summary>Solutions \(for teachers\)</summary>.*?</details>[ \t]*", re.S
+# The notebooks' timing tables are the teacher's guide's (and name every cell, answers too).
+TEACHERS_RESULTS = ("notebook_minutes.csv", "notebook_cells.csv")
+# What an answer looks like; a kept cell that holds one is refused (it lacks its tag).
+UNMARKED = re.compile(
+    r"<summary>Solution|[Ff]or teachers|--solution\b|show_solution\(|print\([\"']Solution"
 )
-UNMARKED = re.compile(r"Solutions \(for teachers\)|--solution\b|show_solution\(")
 
 
-def student_cell(cell: nbformat.NotebookNode, where: str) -> nbformat.NotebookNode | None:
-    """The cell as the student edition has it (``None``: left out), outputs cleared."""
-    tags = cell.metadata.get("tags", [])
-    if SOLUTION_TAG in tags:
+def is_solution(cell: nbformat.NotebookNode) -> bool:
+    """The cell is an answer as a whole (tagged ``solution``)."""
+    return SOLUTION_TAG in cell.metadata.get("tags", [])
+
+
+def student_cell(
+    cell: nbformat.NotebookNode, where: str, keep_outputs: bool = False
+) -> nbformat.NotebookNode | None:
+    """The cell as the student edition has it (``None``: left out); its outputs cleared unless
+    ``keep_outputs`` (then cleared only where a solution region was replaced: they are its)."""
+    if is_solution(cell):
         return None
     cell = nbformat.from_dict(cell)  # a copy
     stub = CODE_STUB if cell.cell_type == "code" else TEXT_STUB
-    cell.source = replace_regions(cell.source, stub)
-    if FOLDED_TAG in tags:
-        cell.source, found = FOLDED.subn("", cell.source)
-        if not found:
-            raise BPEInputError(f"{where}: tagged {FOLDED_TAG} but holds no folded solutions")
-        cell.metadata["tags"] = [t for t in tags if t != FOLDED_TAG]
-        if not cell.metadata["tags"]:
-            del cell.metadata["tags"]
+    source = replace_regions(cell.source, stub)
+    replaced, cell.source = source != cell.source, source
     if UNMARKED.search(cell.source):
         raise BPEInputError(f"{where}: an answer outside the marks (tag the cell {SOLUTION_TAG!r})")
-    return clear_outputs(cell)
+    return clear_outputs(cell) if replaced or not keep_outputs else cell
 
 
 def clear_outputs(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -75,15 +85,24 @@ def clear_outputs(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return cell
 
 
-def student_notebook(notebook: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """The notebook without its answers (see the module's docstring), outputs cleared."""
+def student_notebook(
+    notebook: nbformat.NotebookNode, name: str, keep_outputs: bool = False
+) -> nbformat.NotebookNode:
+    """The notebook without its answers (see the module's docstring), outputs cleared unless
+    ``keep_outputs`` (an executed notebook published as the student edition: site, slides)."""
     student = nbformat.from_dict(notebook)
     cells = (
-        student_cell(cell, f"{name} cell {cell.get('id', i)}")
+        student_cell(cell, f"{name} cell {cell.get('id', i)}", keep_outputs)
         for i, cell in enumerate(notebook.cells)
     )
     student.cells = [cell for cell in cells if cell is not None]
     return student
+
+
+def edition(notebook: nbformat.NotebookNode, name: str, teacher: bool) -> nbformat.NotebookNode:
+    """An executed notebook as published: whole for the teacher, else the student edition with
+    the outputs of the cells it keeps (``bpe-course site`` and ``slides``; ``--teacher``)."""
+    return notebook if teacher else student_notebook(notebook, name, keep_outputs=True)
 
 
 def answer_imports(solution) -> list[str]:
@@ -110,15 +129,39 @@ def answer_file(name: str) -> str:
     )
 
 
-STUDENT_README = """\
+WHEEL = f"bpe_course-{__version__}-py3-none-any.whl"
+
+STUDENT_README = f"""\
 # Training byte-level BPE tokenizers: the student edition
 
-The notebooks of the course `bpe_course`, without their answers, with the exercises' stubs and
-the stored benchmark results they read. You need Python 3.10 or newer and the package:
+The notebooks of the course `bpe_course`, without their answers, with the exercises' stubs, the
+stored benchmark results they read, and the course's package in `wheels/`. You need Python 3.10
+or newer. In a terminal, in this folder:
+
+## Install
 
 ```bash
-pip install bpe_course            # or the wheel your teacher gives you
-jupyter lab                       # in this folder; open 01_start_here.ipynb
+python3 -m venv .venv
+source .venv/bin/activate
+pip install wheels/{WHEEL}
+python -m bpe_course.check_install
+```
+
+On Windows the first two lines are `py -m venv .venv` and `.venv\\Scripts\\activate`.
+
+Only `pip install` may use the network: the package itself is the file in `wheels/`, and pip
+takes its dependencies (JupyterLab, matplotlib, pandas, ipywidgets and a few more) from the
+package index your pip uses, or from its cache if they are there; with neither, it stops and says
+which one it could not find. Nothing else downloads: the course's corpus is generated on your
+machine, and the notebooks run offline (notebook 01 shows how to fetch TinyStories, if you want
+it). The last line checks the install: it trains a small
+tokenizer and lists what the notebooks need; it ends with `the course is ready` or says what is
+missing.
+
+## Start
+
+```bash
+jupyter lab                       # with .venv active, in this folder; open 01_start_here.ipynb
 ```
 
 Notebooks 05 to 10 each ask you to write one function in `exercises/NAME.py`. Grade it in the
@@ -127,8 +170,8 @@ notebooks run in quick mode (small corpora) unless `BPE_COURSE_QUICK=0` is set.
 
 - `exercises/`: your stubs, one file per exercise;
 - `results/`: benchmark results measured for the course, read by the later notebooks;
-- `data/`, `figures/`, `build/`: made here as you run the notebooks (the course's own corpus is
-  generated on your machine, offline).
+- `wheels/`: the course's package, installed above;
+- `data/`, `figures/`, `build/`: made here as you run the notebooks.
 """
 
 TEACHER_README = """\
@@ -136,12 +179,56 @@ TEACHER_README = """\
 
 The full notebooks, with the folded solutions and the course's own code after each exercise,
 and in `exercises/` the solution of each stub (each passes `bpe-course check NAME`). It runs as
-the student edition does. Hand out `../student/` only.
+the student edition does (install as `../student/README.md` says). Hand out `../student/` only.
 """
 
 
+def build_wheel(folder: Path) -> Path:
+    """A wheel of the package in ``folder``, built by pip from a copy of the checkout's sources
+    (the checkout stays clean of build/ and egg-info). Offline where the build backend the
+    project names is already installed (the test extra has it: ``make course`` installs it);
+    otherwise pip fetches it from the package index into a build environment of its own."""
+    if not (REPO_ROOT / "pyproject.toml").is_file():
+        raise BPEInputError(
+            f"the handout's wheel is built from a checkout of the course: no pyproject.toml in "
+            f"{REPO_ROOT}"
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "source"
+        shutil.copytree(
+            REPO_ROOT / "bpe_course",
+            source / "bpe_course",
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            shutil.copy(REPO_ROOT / name, source / name)
+        command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "wheel"]
+        isolation = ["--no-build-isolation"] if _has_backend() else []
+        done = subprocess.run(
+            [*command, "--no-deps", *isolation, "-w", str(folder), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    wheel = folder / WHEEL
+    if done.returncode != 0 or not wheel.is_file():
+        raise RuntimeError(f"pip could not build the wheel:\n{done.stdout}{done.stderr[-3000:]}")
+    return wheel
+
+
+def _has_backend() -> bool:
+    """setuptools 77 or newer is installed here (pyproject.toml's build-system: the SPDX licence
+    string needs 77)."""
+    try:
+        major = int(importlib.metadata.version("setuptools").split(".")[0])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    return major >= 77
+
+
 def write_edition(folder: Path, source: Path, teacher: bool) -> None:
-    """One edition in ``folder``: the notebooks, exercises, results, a README and the marker."""
+    """One edition in ``folder``: the notebooks, exercises, results, a README and the marker;
+    the student's, the package's wheel too."""
     folder.mkdir(exist_ok=True)
     (folder / HANDOUT_MARKER).write_text("Written by `bpe-course handout`: paths resolve here.\n")
     (folder / "README.md").write_text(TEACHER_README if teacher else STUDENT_README)
@@ -157,11 +244,13 @@ def write_edition(folder: Path, source: Path, teacher: bool) -> None:
         stub = source / "exercises" / f"{name}.py"
         text = answer_file(name) if teacher else stub.read_text(encoding="utf-8")
         (folder / "exercises" / f"{name}.py").write_text(text, encoding="utf-8")
-    # The notebooks' timing tables are the teacher's guide's (and name every cell, answers too).
-    teachers_only = shutil.ignore_patterns("notebook_minutes.csv", "notebook_cells.csv")
+    teachers_only = shutil.ignore_patterns(*TEACHERS_RESULTS)
     shutil.copytree(
         source / "results", folder / "results", ignore=None if teacher else teachers_only
     )
+    if not teacher:
+        (folder / "wheels").mkdir()
+        build_wheel(folder / "wheels")
 
 
 def write_handout(

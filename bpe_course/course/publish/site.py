@@ -3,9 +3,11 @@ notebooks, built offline by Sphinx with MyST-NB and the Sphinx Book Theme (the e
 Book 1, without its frozen wrapper).
 
 The executed copies come from ``build/notebooks/`` (``bpe-course course`` writes them); the
-builder never executes a notebook. Stages: copy each executed notebook with its widgets frozen
-(``static_widgets``), add the home page, the references and the stored results, then run Sphinx
-into ``build/site/``. Search is Sphinx's own index, a file in the site, so it works offline.
+builder never executes a notebook. The site is the student edition (``handout.edition``: no cell
+tagged ``solution``, the other cells with their outputs) unless built with ``teacher``. Stages:
+copy each executed notebook with its widgets frozen (``static_widgets``), add the home page, the
+references and the stored results, then run Sphinx into ``build/site/``. Search is Sphinx's own
+index, a file in the site, so it works offline.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
+from bpe_course.course.publish.handout import TEACHERS_RESULTS, edition
 from bpe_course.course.publish.static_widgets import CANVAS_FIGURES, freeze_widgets
 from bpe_course.course.runner.execute import course_notebooks
 from bpe_course.paths import figures_dir, notebooks_dir
@@ -30,6 +33,7 @@ extensions = ["myst_nb"]
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+html_js_files = ["course-search.js"]
 html_copy_source = False
 html_show_sourcelink = False
 html_theme_options = {
@@ -56,6 +60,33 @@ CSS = """\
 .bpe-static-widget-note { background: #fff4e0; padding: 0.4em 0.6em; }
 .bpe-static-row { display: flex; gap: 0.8em; align-items: center; flex-wrap: wrap; }
 .bpe-static-widget img, .cell_output img { max-width: 100%; height: auto; }
+/* Code and printouts wrap inside the page at 1280 px instead of hiding their ends in a scroll box:
+   at spaces, and inside a word only where one word is longer than the line. */
+.cell_input pre, .cell_output pre, div.highlight pre, .output pre {
+  white-space: pre-wrap; word-break: normal; overflow-wrap: break-word;
+}
+"""
+
+# Sphinx's search (searchtools.js) takes each hit's snippet from the page's [role="main"]; in the
+# Sphinx Book Theme that element also holds the page's buttons (the light/dark switch), a print-only
+# table of contents and the links to the previous and next pages, so snippets read "...tings Light
+# Dark 08 ...". The snippet is taken from the article alone.
+SEARCH_JS = """\
+// Written by bpe_course.course.publish.site: edit it there.
+document.addEventListener("DOMContentLoaded", () => {
+  if (typeof Search === "undefined") return;  // not the search page
+  Search.htmlToText = (htmlString, anchor) => {
+    const page = new DOMParser().parseFromString(htmlString, "text/html");
+    for (const chrome of [".headerlink", "script", "style", ".bd-header-article", ".onlyprint",
+                          ".prev-next-footer", ".bd-footer-article", ".bd-sidebar-secondary"]) {
+      page.querySelectorAll(chrome).forEach((element) => element.remove());
+    }
+    const article = page.querySelector('[role="main"] article') || page.querySelector('[role="main"]');
+    if (!article) return "";
+    const part = anchor ? article.querySelector(anchor) : null;
+    return (part || article).textContent;
+  };
+});
 """
 
 INDEX = """\
@@ -66,7 +97,7 @@ faster: from Unicode and UTF-8, through Sennrich et al.'s 2016 algorithm and GPT
 pretokenization, to five trainers, each one change faster than the last, and the benchmark that
 shows where a heap beats an inverted index.
 
-These pages are the notebooks as the course's runner executed them ({mode}). Widgets need a live
+These pages are the {edition} as the course's runner executed them ({mode}). Widgets need a live
 kernel: each one is shown here as it first appeared, with a line on how to run it live. To run
 the course yourself: `make course`, then `jupyter lab notebooks/`.
 
@@ -94,40 +125,55 @@ site was built.*
 """
 
 
+EDITIONS = {
+    False: "notebooks of the student edition (the exercises' solutions left out)",
+    True: "teacher's notebooks (with the exercises' solutions)",
+}
+
+
 def stage_site(
-    executed_dir: Path, stage: Path, mode: str = "quick mode", figures: Path | None = None
+    executed_dir: Path,
+    stage: Path,
+    mode: str = "quick mode",
+    figures: Path | None = None,
+    teacher: bool = False,
 ) -> list[str]:
-    """Write the Sphinx source tree into ``stage``; return the notebooks that had no executed copy
-    (they are staged without outputs, so a partial build still has every page)."""
+    """Write the Sphinx source tree into ``stage`` (the student edition unless ``teacher``);
+    return the notebooks that had no executed copy (they are staged without outputs, so a partial
+    build still has every page)."""
     if stage.exists():
         shutil.rmtree(stage)
     (stage / "_static").mkdir(parents=True)
     (stage / "conf.py").write_text(CONF, encoding="utf-8")
     (stage / "_static" / "course.css").write_text(CSS, encoding="utf-8")
+    (stage / "_static" / "course-search.js").write_text(SEARCH_JS, encoding="utf-8")
     missing = []
     for source in course_notebooks():
         executed = executed_dir / source.name
         if not executed.exists():
             missing.append(source.name)
-        _stage_notebook(executed if executed.exists() else source, stage / source.name, figures)
+        path = executed if executed.exists() else source
+        _stage_notebook(path, stage / source.name, figures, teacher)
     names = "\n".join(p.stem for p in course_notebooks())
-    (stage / "index.md").write_text(INDEX.format(notebooks=names, mode=mode), encoding="utf-8")
+    index = INDEX.format(notebooks=names, mode=mode, edition=EDITIONS[teacher])
+    (stage / "index.md").write_text(index, encoding="utf-8")
     references = notebooks_dir() / "references.md"
     text = references.read_text(encoding="utf-8") if references.exists() else REFERENCES_PLACEHOLDER
     (stage / "references.md").write_text(text, encoding="utf-8")
-    _stage_results(stage)
+    _stage_results(stage, teacher)
     return missing
 
 
-def _stage_notebook(path: Path, target: Path, figures: Path | None) -> None:
-    notebook = nbformat.read(path, as_version=4)
+def _stage_notebook(path: Path, target: Path, figures: Path | None, teacher: bool) -> None:
+    notebook = edition(nbformat.read(path, as_version=4), path.stem, teacher)
     name = CANVAS_FIGURES.get(path.name)
     freeze_widgets(notebook, path.name, (figures or figures_dir()) / name if name else None)
     nbformat.write(notebook, target)
 
 
-def _stage_results(stage: Path) -> None:
-    """A page that links every stored result (``notebooks/results/*.csv``) for download."""
+def _stage_results(stage: Path, teacher: bool) -> None:
+    """A page that links every stored result (``notebooks/results/*.csv``) for download; the
+    student edition's, without the teacher's timing tables (they name every cell, answers too)."""
     folder = stage / "results"
     folder.mkdir()
     lines = [
@@ -140,6 +186,8 @@ def _stage_results(stage: Path) -> None:
         "|---|---|---|",
     ]
     for csv in sorted((notebooks_dir() / "results").glob("*.csv")):
+        if csv.name in TEACHERS_RESULTS and not teacher:
+            continue
         shutil.copy2(csv, folder / csv.name)
         table = pd.read_csv(csv)
         columns = ", ".join(f"`{c}`" for c in table.columns[:8])
@@ -156,13 +204,15 @@ def build_site(
     stage: Path | None = None,
     mode: str = "quick mode",
     figures: Path | None = None,
+    teacher: bool = False,
 ) -> list[str]:
-    """Stage the sources and run Sphinx into ``out_dir``; return the notebooks staged unexecuted.
+    """Stage the sources (the student edition unless ``teacher``) and run Sphinx into ``out_dir``;
+    return the notebooks staged unexecuted.
 
     Raises ``RuntimeError`` with Sphinx's output if the build fails.
     """
     stage = stage or out_dir.parent / "site-src"
-    missing = stage_site(executed_dir, stage, mode, figures)
+    missing = stage_site(executed_dir, stage, mode, figures, teacher)
     if out_dir.exists():
         shutil.rmtree(out_dir)
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-d", str(stage / ".doctrees")]

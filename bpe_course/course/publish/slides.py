@@ -48,7 +48,7 @@ SLIDES: dict[str, dict[str, str]] = {
     },
     "04_byte_level_bpe": {
         "0": "slide", "1": "slide", "2": "-", "3": "subslide", "5": "notes", "7": "subslide",
-        "8": "subslide", "9": "slide", "10": "-", "11": "subslide", "12": "-", "13": "slide",
+        "8": "-", "9": "slide", "10": "-", "11": "subslide", "12": "-", "13": "slide",
         "15": "notes", "17": "subslide", "19": "notes", "21": "subslide", "22": "notes",
     },
     "05_v1_naive": {
@@ -75,7 +75,8 @@ SLIDES: dict[str, dict[str, str]] = {
         "0": "slide", "2": "notes", "3": "slide", "4": "-", "5": "subslide", "6": "subslide",
         "7": "slide", "7-exercise": "-", "8": "-", "9-solution": "slide", "10": "slide",
         "12": "subslide", "13": "subslide", "14": "subslide", "15": "slide", "17": "subslide",
-        "18": "slide", "23": "-", "24": "subslide", "26": "subslide", "28": "notes",
+        "18": "slide", "23": "-", "24": "subslide", "25": "-", "26": "subslide", "27": "-",
+        "28": "notes",
     },
     "10_fast_max": {
         "0": "slide", "1": "subslide", "2": "subslide", "3": "subslide", "4": "slide",
@@ -102,7 +103,7 @@ SLIDES: dict[str, dict[str, str]] = {
         "0": "slide", "2": "slide", "4": "subslide", "5": "-", "6": "slide", "8": "slide",
         "10": "-", "11": "slide", "12": "subslide", "14": "slide", "15": "subslide", "16": "slide",
         "17": "-", "18": "slide", "19": "-", "20": "slide", "21": "subslide", "22": "slide",
-        "24": "-", "27": "slide", "29": "slide", "30": "-",
+        "24": "-", "27": "slide", "28": "-", "29": "slide", "30": "-",
         "owt-scale": "notes", "owt-scale-run": "subslide", "owt-scale-see": "notes",
         # the merge workers (section 6b)
         "shards-idea": "slide", "shards-figure": "subslide", "shards-model-code": "subslide",
@@ -116,14 +117,25 @@ SLIDES: dict[str, dict[str, str]] = {
 # fmt: on
 
 
+# A cell of folded solutions (``ID-answers``, tagged ``solution``) follows the cell ``ID`` whose
+# exercises it answers: it goes where that cell goes (on its slide, in its notes, or skipped).
+ANSWERS_SUFFIX = "-answers"
+
+
 def slide_type(notebook_stem: str, cell_id: str) -> str:
     """The slide type the table gives a cell (``skip`` where it names none)."""
-    return SLIDES.get(notebook_stem, {}).get(cell_id, DEFAULT)
+    table = SLIDES.get(notebook_stem, {})
+    if cell_id not in table and cell_id.endswith(ANSWERS_SUFFIX):
+        owner = table.get(cell_id.removesuffix(ANSWERS_SUFFIX), DEFAULT)
+        return owner if owner in ("skip", "notes") else "-"
+    return table.get(cell_id, DEFAULT)
 
 
-def slide_count(notebook_stem: str) -> int:
-    """How many slides the notebook's deck has (each ``slide`` and ``subslide`` starts one)."""
-    return sum(kind in ("slide", "subslide") for kind in SLIDES.get(notebook_stem, {}).values())
+def slide_count(notebook_stem: str, cell_ids: list[str] | None = None) -> int:
+    """How many slides the notebook's deck has (each ``slide`` and ``subslide`` starts one); with
+    ``cell_ids``, the deck of those cells only (the student edition's, without the answers)."""
+    ids = SLIDES.get(notebook_stem, {}) if cell_ids is None else cell_ids
+    return sum(slide_type(notebook_stem, i) in ("slide", "subslide") for i in ids)
 
 
 def apply_slides(path: Path) -> bool:

@@ -18,6 +18,7 @@ from bpe_course.trainers.common import (
     tie_break_key,
     words_as_ids,
 )
+from bpe_course.trainers.fast_max import best_pair, build_count_to_pairs, move_pairs
 from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
 from bpe_course.trainers.v5_heap import PairKeys, build_heap, pop_best, push_changes
 
@@ -120,6 +121,68 @@ def show_count_to_pairs(count_to_pairs: Mapping[int, set[Pair]], vocab: Vocab) -
         pairs = sorted(count_to_pairs[count], key=lambda p: tie_break_key(p, vocab), reverse=True)
         lines.append(f"{count:4}: " + " ".join(pair_text(p, vocab) for p in pairs))
     return "\n".join(lines)
+
+
+def heap_by_hand(
+    word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3
+) -> tuple[str, list[Pair]]:
+    """V5's first ``merges`` merges with its own stages (``pop_best``, ``rewrite_words``,
+    ``push_changes``), printed: the whole heap before each pop, in pop order, then what each stage
+    did. Returns the printout and the merges made. The loop that drives the stages lives here, out
+    of the notebook's sight: writing such a loop is notebook 10's capstone."""
+    vocab, merged = initial_vocab(), []
+    words, counts = words_as_ids(word_counts)
+    pair_counts, pair_to_words = build_index(words, counts)
+    keys = PairKeys(vocab)  # each pair's tie-break key, as bytes
+    heap = build_heap(pair_counts, keys)
+    lines = []
+    for number in range(1, merges + 1):
+        lines += [
+            f"--- merge {number}: the heap, in pop order",
+            show_heap(heap, pair_counts, vocab),
+        ]
+        entry, stale, pushed_back = pop_best(heap, pair_counts)
+        best = entry[2]
+        lines.append(
+            f"pop_best: {plural(stale, 'stale entry', 'stale entries')} popped, {pushed_back} of "
+            f"them pushed back; the best pair is {pair_text(best, vocab)} at {-entry[0]}"
+        )
+        new_id = record_merge(vocab, merged, best)
+        keys.add_token(vocab[new_id])
+        deltas, _ = rewrite_words(best, new_id, words, counts, pair_to_words)
+        pushes = push_changes(heap, pair_counts, deltas, keys)
+        lines.append(
+            f"push_changes: {plural(pushes, 'new entry', 'new entries')}, one per pair whose "
+            "count rose\n"
+        )
+    lines += ["--- after three merges" if merges == 3 else f"--- after {merges} merges"]
+    lines.append(show_heap(heap, pair_counts, vocab))
+    return "\n".join(lines), merged
+
+
+def count_to_pairs_by_hand(
+    word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3
+) -> tuple[str, list[Pair]]:
+    """Fast max's first ``merges`` merges with its own stages (``best_pair``, ``rewrite_words``,
+    ``move_pairs``), printed: the sorted map before each merge, largest count first, then the pair
+    taken. Returns the printout and the merges made. As in :func:`heap_by_hand`, the loop stays
+    out of the notebook: writing one is the capstone."""
+    vocab, merged = initial_vocab(), []
+    words, counts = words_as_ids(word_counts)
+    pair_counts, pair_to_words = build_index(words, counts)
+    count_to_pairs = build_count_to_pairs(pair_counts)
+    lines = []
+    for number in range(1, merges + 1):
+        lines.append(f"--- merge {number}: count -> pairs, the largest count first")
+        lines.append(show_count_to_pairs(count_to_pairs, vocab))
+        best, count = best_pair(count_to_pairs, vocab)
+        lines.append(f"best_pair: {pair_text(best, vocab)}, the greatest pair at count {count}\n")
+        new_id = record_merge(vocab, merged, best)
+        deltas, _ = rewrite_words(best, new_id, words, counts, pair_to_words)
+        move_pairs(count_to_pairs, pair_counts, deltas)
+    lines += ["--- after three merges" if merges == 3 else f"--- after {merges} merges"]
+    lines.append(show_count_to_pairs(count_to_pairs, vocab))
+    return "\n".join(lines), merged
 
 
 def heap_states(
