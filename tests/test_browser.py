@@ -20,7 +20,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from bpe_course.paths import REPO_ROOT, notebooks_dir
