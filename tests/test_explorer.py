@@ -602,3 +602,38 @@ def test_lines_of_different_runs_say_when_each_was_measured() -> None:
     assert "crossover: 2026-11-22" in note and "versions: 2026-11-24, load 1.5-1.5" in note
     view.runs.value = view.runs.options[:1]
     assert view.runs_note.value == ""
+
+
+def test_the_explore_page_imports_a_trainer_from_where_notebook_11_does(
+    tmp_path, monkeypatch
+) -> None:
+    """Notebook 11's kernel runs in notebooks/, so a reader's trainer module goes there; the
+    explore page's kernel runs elsewhere (build/explore): it imports from notebooks/ too (here
+    and in the process that measures each cell), and its hint names that folder."""
+    import os
+    import sys
+
+    import ipywidgets
+
+    from bpe_course.course.widgets.explorer import explorer_page
+    from bpe_course.paths import notebooks_dir
+
+    monkeypatch.setenv("BPE_COURSE_BUILD", str(tmp_path / "build"))
+    monkeypatch.setenv("PYTHONPATH", "")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    page = explorer_page(interactive=False)
+    folder = str(notebooks_dir())
+    assert folder in sys.path and os.environ["PYTHONPATH"].split(os.pathsep)[0] == folder
+
+    def texts(widget):
+        if isinstance(widget, ipywidgets.Text):
+            yield widget
+        for child in getattr(widget, "children", ()):
+            yield from texts(child)
+
+    (box,) = [t for t in texts(page) if t.placeholder.startswith("your trainer")]
+    assert f"the module in {folder}" in box.tooltip
+    box.value = "no_such_trainer_here:train"
+    (status,) = [c for c in page.children if "bpe-explorer-status" in c._dom_classes]
+    said = html.unescape(status.value)
+    assert f"put no_such_trainer_here.py in {folder}" in said
