@@ -183,12 +183,11 @@ def _fit_legend(fig: Figure, handles: list, labels: list[str], columns: int) -> 
     """The shared legend above the panels, in as many columns as fit the figure's width: the
     first guess (:func:`_legend_columns`) is measured and narrowed until the legend fits (a
     legend wider than the figure is cut off at both sides: the layout does not shrink it)."""
-    renderer = fig.canvas.get_renderer()
     while True:
         legend = fig.legend(
             handles, labels, loc="outside upper center", ncols=columns, frameon=False
         )
-        if columns == 1 or legend.get_window_extent(renderer).width <= 0.98 * fig.bbox.width:
+        if columns == 1 or legend.get_window_extent().width <= 0.98 * fig.bbox.width:
             return
         legend.remove()
         columns -= 1
