@@ -195,11 +195,10 @@ def build_wheel(folder: Path) -> Path:
         )
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "source"
-        shutil.copytree(
-            REPO_ROOT / "bpe_course",
-            source / "bpe_course",
-            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-        )
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        # the package, and the Jupyter config files pyproject.toml installs in etc/jupyter
+        for folder_name in ("bpe_course", "jupyter-config"):
+            shutil.copytree(REPO_ROOT / folder_name, source / folder_name, ignore=ignore)
         for name in ("pyproject.toml", "README.md", "LICENSE"):
             shutil.copy(REPO_ROOT / name, source / name)
         command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "wheel"]
