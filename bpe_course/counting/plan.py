@@ -203,15 +203,21 @@ def find_chunk_boundaries(path: Path, desired_chunks: int, split_token: bytes | 
     just before an occurrence of ``split_token`` (the first byte of a special token, never inside
     a UTF-8 character), so that each chunk can be counted alone.
 
-    The rule, exactly:
-    - the list starts with 0 and ends with the file's size; with ``desired_chunks <= 1``, an empty
-      file or no ``split_token`` (None) there is nothing in between (so an empty file gives
-      ``[0, 0]``; CS336's starter code returns ``[0]`` there, and the grader accepts both);
-    - for i = 1, ..., desired_chunks - 1: guess ``i * size // desired_chunks`` (but not before
-      the last boundary), and move forward to the first occurrence of ``split_token`` that starts
-      at or after the guess;
-    - if there is none, stop: no more cuts. A cut equal to the last boundary is not added again.
+    What it returns, exactly (``size`` is the file's size in bytes):
+    - the offsets in increasing order, each once: 0, ``size``, and for each i = 1, ...,
+      ``desired_chunks - 1`` the offset of the first occurrence of ``split_token`` that starts at
+      or after ``i * size // desired_chunks``, where there is one;
+    - with ``desired_chunks <= 1``, an empty file or no ``split_token`` (None): ``[0, size]``
+      (an empty file: ``[0, 0]``; the grader accepts ``[0]`` too).
     So a file with no token, or with fewer tokens than chunks, gets fewer chunks.
+
+    Not CS336's starter code: ``find_chunk_boundaries`` in
+    ``cs336_basics/pretokenization_example.py`` of CS336's assignment repository
+    (``stanford-cs336/assignment1-basics``) takes an open file, not a path; it guesses
+    ``i * (size // desired_chunks)``, which can lie bytes before ``i * size // desired_chunks``,
+    so it can cut at an earlier token than this rule (a port of it fails the grader); and it
+    reads its 4,096-byte blocks without overlap, so in a file of more than 4 KB it can miss a
+    token that straddles two blocks and cut at a later one.
 
     >>> import tempfile
     >>> from pathlib import Path

@@ -3,7 +3,8 @@
 Every occurrence of every pretoken is its own sequence of token ids, so a pair's count is the
 number of times it occurs in the whole text, and a merge rewrites every occurrence: O(m N L) for
 N pretokens in the text, where V1 pays O(m W L) for W distinct ones. N/W is how much counting
-equal words once buys, the first and largest win of the ``001_*`` post's list. The loop gets word
+equal words once buys, the first optimisation the post "From Hours to Seconds: Optimising BPE
+Tokeniser Training" lists. The loop gets word
 counts like every other (so that only the merge loop differs) and expands them back into the
 stream, then runs V1's loop (:func:`~bpe_course.trainers.v1_naive.merge_weighted`) on it.
 Exact, and slow on purpose: use it on a small corpus.

@@ -25,10 +25,9 @@ PROMPT = (
 )
 SPLIT_TOKENS = (END_OF_TEXT.encode(), b"<s>", b"|", b".")  # "|" and "." mean more to a regex
 HINT = (
-    "Read the file's bytes (`Path(path).read_bytes()`) and start from `[0]`. For each i from 1 "
-    "to `desired_chunks - 1`, guess `i * len(data) // desired_chunks` (not before the last "
-    "boundary) and find the token from there with `data.find`. None found: stop. Keep a cut only "
-    "if it is past the last one; end with `len(data)`. The docstring states the rule exactly."
+    "`Path(path).read_bytes()` gives the file's bytes; `data.find(token, start)` the offset of the "
+    "first occurrence that starts at or after `start`, or -1. Mind the order of `*` and `//` in "
+    "the docstring's offsets: the grader puts tokens exactly there."
 )
 # Every rule the stub's docstring states (tests/test_exercises.py breaks each alone).
 RULES = {
@@ -97,7 +96,8 @@ def fixed_cases() -> list:
 
 
 def compare(case: tuple, expected: list, actual) -> str | None:
-    """Equal lists; on empty data ``[0]`` (CS336's starter code) is as right as ``[0, 0]``."""
+    """Equal lists; on empty data ``[0]`` (what CS336's starter code returns) is as right as
+    ``[0, 0]``."""
     if case[0] == b"" and actual in ([0], [0, 0]) and type(actual) is list:
         return None
     return same_value(case, expected, actual)
