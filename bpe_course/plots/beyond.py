@@ -60,7 +60,9 @@ def plot_side_by_side(
         axes[0][0].set_xlim(0, high * 1.35)
     name = METRIC_NAMES.get(metric, metric)
     fig.supxlabel(f"{name} time (s), median{', log scale' if log else ''}")
-    fig.suptitle(f"Side by side, {name}: {describe(table)}; lines: range of the repeats")
+    fig.suptitle(
+        style.wrap(f"Side by side, {name}; lines: range of the repeats\n{describe(table)}", 12)
+    )
     return fig
 
 
@@ -88,7 +90,7 @@ def _side_by_side_panel(
             ax.annotate(f"{value:.3g} s", (top, where), va="center", xytext=(3, 0),
                         textcoords="offset points", fontsize=style.SMALLEST)  # fmt: skip
     corpus, _, size, vocab = cast(tuple[str, int, str, int], cell)  # the index's four levels
-    ax.set_title(f"{corpus} {size}, vocab {vocab:,}")
+    ax.set_title(f"{corpus} {size}\nvocab {vocab:,}")  # two lines: three panels a row
     ax.xaxis.grid(True, alpha=0.3)
 
 
@@ -96,7 +98,7 @@ def plot_waterfall(steps: pd.DataFrame, title: str = "") -> Figure:
     """What each change bought, from ``steps`` (columns ``step``, ``seconds``, ``saved``,
     ``saved_low``, ``saved_high``, as
     :func:`bpe_course.bench.beyond.what_each_change_bought` returns)."""
-    fig, ax = plt.subplots(figsize=(8.0, 3.8))
+    fig, ax = plt.subplots(figsize=(min(style.MAX_WIDTH, 8.0), 3.8))
     seconds, saved = steps["seconds"].to_numpy(), steps["saved"].to_numpy()
     x = np.arange(len(steps))
     ax.bar(x[:1], seconds[:1], color=version_color("v5"))

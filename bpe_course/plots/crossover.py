@@ -39,9 +39,12 @@ def plot_ratio_heatmap(
     ratio = ratio_grid(table, metric, versions)
     values = ratio.to_numpy(dtype=float)
     spread = max(2.0, float(np.nanmax(np.abs(np.log(values)))) if values.size else 2.0)
-    # Cells wide enough for "≈1.23" at the projector floor; the notebook column caps the width.
-    width = min(style.MAX_WIDTH, 1.8 + 0.66 * len(ratio.columns))
-    fig, ax = plt.subplots(figsize=(width, 1.5 + 0.6 * len(ratio)))
+    # Cells wide enough for "≈1.23" at the projector floor; the notebook column caps the width,
+    # and where the map needs it all the colour bar goes below it, not beside it.
+    below = 1.8 + 0.66 * len(ratio.columns) > style.MAX_WIDTH
+    width = min(style.MAX_WIDTH, (1.0 if below else 1.8) + 0.66 * len(ratio.columns))
+    height = (2.5 if below else 1.5) + 0.6 * len(ratio)
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     image = ax.imshow(
         values,
         cmap="RdBu_r",
@@ -56,16 +59,22 @@ def plot_ratio_heatmap(
     ax.set_xlabel("vocab size")
     ax.set_ylabel("corpus size")
     slow, fast = (version_label(v) for v in versions)
-    bar = fig.colorbar(image, ax=ax, label=f"{fast} / {slow} time")
+    bar = fig.colorbar(
+        image,
+        ax=ax,
+        label=f"{fast} / {slow} time",
+        location="bottom" if below else "right",
+        shrink=0.5 if below else 1.0,
+        aspect=30 if below else 20,
+    )
     ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10) if np.exp(-spread) <= t <= np.exp(spread)]
     bar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
     bar.minorticks_off()
-    ax.set_title(
+    title = (
         f"{fast}/{slow} {METRIC_NAMES.get(metric, metric)} time "
-        f"(blue: {fast} faster; hatched, ≈: the repeats overlap)\n{describe(table)}",
-        fontsize=style.SMALLEST,
+        f"(blue: {fast} faster; hatched, ≈: the repeats overlap)\n{describe(table)}"
     )
-    fig.tight_layout()
+    ax.set_title(style.wrap(title, width=width), fontsize=style.SMALLEST)
     return fig
 
 

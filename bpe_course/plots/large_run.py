@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
+from bpe_course.plots import style
 from bpe_course.plots.common import version_color
 
 
@@ -19,7 +20,9 @@ def plot_large_runs(summary: pd.DataFrame, samples: pd.DataFrame, title: str = "
     the memory samples of the run to draw over time (``seconds``, ``rss_mb``)."""
     runs = summary.sort_values("size_bytes")
     gb = runs["size_bytes"].to_numpy() / 1e9
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.6))
+    # one panel above the other, each the notebook's whole width: side by side in it, each panel
+    # would have under half of it for the legend's five lines and the 12- and 13-point text
+    fig, (left, right) = plt.subplots(2, 1, figsize=(style.MAX_WIDTH, 6.6), height_ratios=(3, 2))
     width = 0.06 * gb.max()
     left.bar(gb, runs["pretokenize_s"], width, color="tab:blue", label="pretokenization")
     left.bar(
@@ -34,9 +37,12 @@ def plot_large_runs(summary: pd.DataFrame, samples: pd.DataFrame, title: str = "
     # Linear growth from the smallest run, for wall time and for the CPU seconds of all processes
     # (on a shared machine, wall time also measures the load; CPU time far less).
     top = max(runs["total_s"].max(), runs["cpu_s"].max())
-    for column, style, name in (("total_s", "k--", "wall"), ("cpu_s", "g:", "CPU, all processes")):
+    for column, line_style, name in (
+        ("total_s", "k--", "wall"),
+        ("cpu_s", "g:", "CPU, all processes"),
+    ):
         rate = runs[column].iloc[0] / gb[0]
-        left.plot(line, rate * line, style, lw=1.4, label=f"{name}: linear from {gb[0]:g} GB")
+        left.plot(line, rate * line, line_style, lw=1.4, label=f"{name}: linear from {gb[0]:g} GB")
         top = max(top, rate * line[-1])
     left.plot(gb, runs["cpu_s"], "go", ms=7, label="CPU seconds, all processes")
     for x, total in zip(gb, runs["total_s"]):  # beside the bar: the CPU dot sits above it
@@ -46,12 +52,12 @@ def plot_large_runs(summary: pd.DataFrame, samples: pd.DataFrame, title: str = "
     left.set_xlabel("corpus size (GB)", fontsize=13)
     left.set_ylabel("seconds, end to end", fontsize=13)
     left.tick_params(labelsize=12)
-    left.set_ylim(0, top * 1.6)  # room above the lines for the legend
-    left.legend(fontsize=12, loc="upper left")
+    left.set_ylim(0, top * 1.45)  # room above the lines for the legend
+    left.legend(fontsize=12, loc="upper left", ncols=2)
 
     right.plot(samples["seconds"], samples["rss_mb"], lw=1.4, color=version_color("fast"))
     right.set_xlabel("seconds since start", fontsize=13)
-    right.set_ylabel("resident memory, all processes (MB)", fontsize=13)
+    right.set_ylabel("resident memory (MB),\nall processes", fontsize=13)
     right.set_ylim(0, samples["rss_mb"].max() * 1.25)
     right.tick_params(labelsize=12)
     right.set_title(f"{gb.max():g} GB run: memory over time", fontsize=13)
@@ -65,7 +71,7 @@ def plot_large_runs(summary: pd.DataFrame, samples: pd.DataFrame, title: str = "
 def plot_merge_growth(table: pd.DataFrame, title: str = "") -> Figure:
     """CPU microseconds per merge (median of each bucket) and the distinct words each merge
     rewrote (mean), against the merge's index, as :mod:`bpe_course.bench.merge_growth` writes."""
-    fig, ax = plt.subplots(figsize=(12, 4.4))
+    fig, ax = plt.subplots(figsize=(style.MAX_WIDTH, 4.4))
     x = table["bucket"] + table["merges"] / 2
     ax.plot(x, table["cpu_us_median"], "o-", color=version_color("fast"), label="CPU per merge")
     ax.set_yscale("log")

@@ -58,6 +58,7 @@ def plot_repeats(
         raise ValueError("horizontal draws one row per job: x must be 'job'")
     most = max(table["job"].nunique() for _, table in panels)
     fig, axes = _figure(len(panels), most, horizontal)
+    width = fig.get_size_inches()[0]  # titles wrapped to it: a longer one widens the picture
     for ax, (panel_title, table) in zip(axes[0], panels):
         jobs = list(dict.fromkeys(table["job"]))
         for position, job in enumerate(jobs):
@@ -66,9 +67,9 @@ def plot_repeats(
         _axes(ax, jobs, x, xlabel, ylabel, horizontal, log)
         if horizontal and not log:  # room for the medians written at the right
             ax.set_xlim(0, table[y].max() * 1.25)
-        ax.set_title(panel_title)
+        ax.set_title(style.wrap(panel_title, 11, width / len(panels)))
     if title:
-        fig.suptitle(title)
+        fig.suptitle(style.wrap(title, 12, width))
     if x != "job" and most > 1:
         _legend(fig, axes[0])
     return fig

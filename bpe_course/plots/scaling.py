@@ -71,7 +71,7 @@ def plot_speedups(
     theirs = post_speedups(size_mb, vocab_size) if (size_mb, vocab_size) in POST_SECONDS else {}
     versions = list(ours.index)
     x = np.arange(len(versions))
-    fig, ax = plt.subplots(figsize=(min(9.4, 2.0 + 1.1 * len(versions)), 4.2))
+    fig, ax = plt.subplots(figsize=(min(style.MAX_WIDTH, 2.0 + 1.1 * len(versions)), 4.2))
     median = ours["median"].to_numpy()
     errors = [median - ours["min"].to_numpy(), ours["max"].to_numpy() - median]
     repeats = int(ours["count"].min()) if len(ours) else 0
@@ -144,7 +144,8 @@ def plot_scaling(
     if vocab_size is None:
         vocab_size = int(ok["vocab_size"].max())
     ok = ok[ok["vocab_size"] == vocab_size]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(4.6 * len(metrics), 3.8), squeeze=False)
+    width = min(style.MAX_WIDTH, style.PANEL_WIDTH * len(metrics))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(width, 3.8), squeeze=False)
     notes = []
     for ax, name in zip(axes[0], metrics):
         _draw_scaling_panel(ax, ok, name)
@@ -154,11 +155,20 @@ def plot_scaling(
     if "W" in slopes:
         notes.append(f"measured: distinct words W grow like N^{slopes['W']:.2f} (Heaps' law)")
     fig.suptitle(
-        f"Time against corpus size, vocab {vocab_size:,}: {describe(table)}",
+        style.wrap(
+            f"Time against corpus size, vocab {vocab_size:,}\n{describe(table)}", width=width
+        ),
         fontsize=style.SMALLEST,
     )
     fig.tight_layout()
-    fig.text(0.01, 0.0, "\n".join(notes), va="top", fontsize=style.SMALLEST)
+    # below the panels, each note wrapped to the figure's width (a longer line widens the picture)
+    fig.text(
+        0.01,
+        0.0,
+        style.wrap("\n".join(notes), width=0.98 * width),
+        va="top",
+        fontsize=style.SMALLEST,
+    )
     return fig
 
 
@@ -204,7 +214,7 @@ def plot_phases(table: pd.DataFrame, size_bytes: int, vocab_size: int) -> Figure
     totals = ok.groupby("version")["total_s"].agg(["min", "median", "max", "count"])
     share = medians["pretokenize_s"] / medians.sum(axis=1)
     labels = [version_label(v) for v in medians.index]
-    fig, ax = plt.subplots(figsize=(min(9.4, 2.2 + 1.0 * len(medians)), 4.0))
+    fig, ax = plt.subplots(figsize=(min(style.MAX_WIDTH, 2.2 + 1.0 * len(medians)), 4.0))
     ax.bar(labels, share * 100, color="#bbbbbb")
     ax.bar(
         labels,
