@@ -202,6 +202,8 @@ def build_wheel(folder: Path) -> Path:
         )
         for name in ("pyproject.toml", "README.md", "LICENSE"):
             shutil.copy(REPO_ROOT / name, source / name)
+        # pyproject.toml installs the course's Jupyter config as data files: the wheel needs them
+        shutil.copytree(REPO_ROOT / "jupyter-config", source / "jupyter-config")
         command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "wheel"]
         isolation = ["--no-build-isolation"] if _has_backend() else []
         done = subprocess.run(
