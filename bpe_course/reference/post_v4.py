@@ -14,8 +14,11 @@ come from. What this design does, and the course's V4 does not:
 The first two are options of :class:`Design` (``find`` and ``rewrite``), so notebook 11 can turn
 the post's V4 into the course's one change at a time (:mod:`bpe_course.reference.ladder`).
 
-One change from the post, so that it is exact like every trainer of the course: the key ends with
-the token ids (the post's stops at the bytes, and two ids can spell the same bytes).
+One change from the post, a guard: the key ends with the token ids. The post's key stops at the
+bytes, which leaves two different pairs tied only where two ids spell the same bytes; no training
+run of the course's tests has made two such ids (notebook 12 counts them and says why none are
+expected), and where there are none the ids decide no tie. They keep the key exact whatever the
+merges.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ from bpe_course.trainers.common import (
 
 @dataclass(frozen=True)
 class Design:
-    """How a V4 is built; the defaults are the post's V4, with the ids ending the key (the one fix
-    that makes it exact: see the module docstring).
+    """How a V4 is built; the defaults are the post's V4, with the ids ending the key (a guard,
+    not a fix: see the module docstring).
 
     ``find``: ``"key"``, ``max`` with a Python key function on every pair (the post's), or
     ``"top_count"``, the top count found by ``max`` in C, the tied pairs collected in a Python-level

@@ -39,7 +39,8 @@ One fix, so that it is exact: the post's wrapper defines ``__lt__`` only. A tupl
 items with ``==`` first, which for such a wrapper is identity, so two equal left tokens in
 different wrappers compare as "not less" both ways and the right token is never looked at: ties
 are broken wrongly. Defining ``__eq__`` on the bytes is the one-line fix (notebook 09 shows the
-trap). As in :mod:`~bpe_course.reference.post_v4`, the ids end the key.
+trap). As in :mod:`~bpe_course.reference.post_v4`, the ids end the key: a guard, which
+decides no tie in training runs that make no two tokens of the same bytes.
 """
 
 from __future__ import annotations
@@ -82,8 +83,8 @@ _CHOICES = {
 
 @dataclass(frozen=True)
 class Design:
-    """How a V5 is built; the defaults are the post's V5, with the two fixes that make it exact
-    (``__eq__``, the ids ending the key: see the module docstring)."""
+    """How a V5 is built; the defaults are the post's V5, with the fix that makes it exact
+    (``__eq__``) and the ids ending the key (a guard): see the module docstring."""
 
     entries: str = "wrapper"
     collector: bool = True

@@ -10,7 +10,8 @@ the top count), O(A l) to rewrite the A words holding it (l: their lengths). A w
 can be rewritten at most l - 1 times, at O(l) each, so the rewriting over all merges costs at most
 O(sum of l squared) over the distinct words, whatever the number of merges (notebook 08 checks it
 against a count). The search for the
-best pair costs the sum of P over the merges, and P grows during training: that is what remains.
+best pair costs the sum of P over the merges, and P does not stay small: merges add new pairs and
+remove old ones (notebook 08 counts P merge by merge). That sum is what remains.
 Memory: the index holds at most one entry per pair position, O(sum of l).
 """
 

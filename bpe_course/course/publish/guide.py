@@ -102,9 +102,24 @@ def results_dir() -> Path:
     return notebooks_dir() / "results"
 
 
-def minutes() -> pd.DataFrame:
-    """``notebook_minutes.csv``: one line per notebook (``python -m bpe_course.course.runner.timing``)."""
+def timed() -> pd.DataFrame:
+    """``notebook_minutes.csv`` as stored: one line per notebook (``python -m
+    bpe_course.course.runner.timing``)."""
     return pd.read_csv(results_dir() / "notebook_minutes.csv")
+
+
+def minutes() -> pd.DataFrame:
+    """The stored minutes, with each notebook's words and reading minutes counted in the notebook
+    as it is now: reading time follows from the prose alone, so a change of prose never leaves it
+    stale. The seconds, and everything else, are the timing run's."""
+    table = timed()
+    for index, name in table["notebook"].items():
+        path = notebooks_dir() / f"{name}.ipynb"
+        if path.exists():
+            words = markdown_words(path)
+            table.loc[index, "markdown_words"] = words
+            table.loc[index, "reading_min"] = round(words / WORDS_PER_MINUTE, 1)
+    return table
 
 
 def cells() -> pd.DataFrame:
@@ -173,7 +188,7 @@ def minutes_table() -> str:
 
 def minutes_source() -> str:
     """Where and when the minutes were measured, from the table's own columns."""
-    table = minutes()
+    table = timed()
     groups = []
     for (date, machine), part in table.groupby(["date", "machine"], sort=False):
         names = [_number(n) for n in part["notebook"]]
@@ -191,9 +206,9 @@ def minutes_source() -> str:
     modes = _list(sorted(set(table["mode"])))
     stale = stale_timings()
     changed = (
-        "\n\n**Changed since they were timed**, so their minutes above, and the slowest cells "
-        "this guide names for them, describe an older version (time them again):\n\n"
-        + _bullets(stale)
+        "\n\n**Changed since they were timed**, so their live seconds above, and the slowest cells "
+        "this guide names for them, describe an older version (time them again; their reading "
+        "minutes are counted now):\n\n" + _bullets(stale)
         if stale
         else ""
     )
@@ -201,8 +216,9 @@ def minutes_source() -> str:
         f"The figures were measured in {modes} mode, one run per notebook: "
         + "; ".join(groups)
         + " (the `date`, `machine` and `load_1min` columns). *Reading min* is the markdown's "
-        f"word count at {WORDS_PER_MINUTE} words a minute (the same script counts them; HTML tags "
-        "and link targets are not words)." + changed
+        f"word count at {WORDS_PER_MINUTE} words a minute, counted in the notebooks as they are "
+        "now, not when they were timed (the timing script's count; HTML tags and link targets are "
+        "not words)." + changed
     )
 
 
@@ -216,7 +232,7 @@ def planning() -> str:
         f"in quick mode; the slowest, {_cell(first)}, took {first['seconds']:.1f} s, then "
         f"{_cell(second)} {second['seconds']:.1f} s, and no other more than "
         f"{third['seconds']:.1f} s. The prose takes {table['reading_min'].sum():.0f} minutes to "
-        f"read. The session plans below budget the walkthrough at the measured reading time plus "
+        f"read. The session plans below budget the walkthrough at that reading time plus "
         f"the live seconds, rounded up, and add a planning allowance (ours, not measured) of "
         f"{EXERCISE_MINUTES} minutes for each graded exercise done in class and "
         f"{DISCUSSION_MINUTES} for the closing questions."
@@ -233,7 +249,7 @@ def _session_numbers(session: Session) -> dict[str, float]:
 
 def sessions_table() -> str:
     lines = [
-        "| session | notebooks | reading, measured (min) | live cells, measured (s) | graded "
+        "| session | notebooks | reading, from the words now (min) | live cells, measured (s) | graded "
         "exercises in class | left for explaining and for the source listings (min) |",
         "|---|---|---:|---:|---:|---:|",
     ]
@@ -260,7 +276,7 @@ def stale_timings() -> list[str]:
     """Notebooks whose code cells or prose changed since ``notebook_minutes.csv`` timed them:
     their minutes (and cell indices) in the guide describe an older version."""
     stale = []
-    for row in minutes().itertuples():
+    for row in timed().itertuples():
         path = notebooks_dir() / f"{row.notebook}.ipynb"
         if not path.exists():
             stale.append(f"{row.notebook}: no such notebook any more")

@@ -10,8 +10,10 @@ regex metacharacters, ``<``, ``>``, ``|`` and pieces of the special token in ord
 pattern built without escaping the special tokens fails there).
 
 Each input's time limit is scaled to its size: seconds for the small texts, more for the stories
-corpus, and every grading ends within a minute (``judge.GRADING_SECONDS``), whatever the inputs ask. Speed is graded beside the verdict, as CS336's speed test grades it: the same
-shape (a ~100 kB corpus, vocab 500, ``<|endoftext|>``), against a limit measured in the same run.
+corpus, and every grading ends within a minute (``judge.GRADING_SECONDS``), whatever the inputs ask. Speed is graded beside the verdict, by the rule of CS336's speed test but on the
+course's own input: the first whole stories of the generated corpus, up to STORIES_BYTES, vocab 500,
+``<|endoftext|>``, against half the course's V1 on that input, measured in the same run (CS336's
+test times its own fixture file against a fixed limit).
 """
 
 from __future__ import annotations
@@ -46,8 +48,10 @@ Stanford CS336's assignment 1 (and of `bpe_course.train_bpe`).
 The check grades it as CS336's tests grade theirs: the merges exactly, the vocabulary as sets of \
 ids and of tokens (the layout is yours), and no special token ever merged. It trains on small \
 generated texts first, then on a corpus of stories the package generates. Once it is right, the \
-check also says whether it is fast enough for CS336's speed test (vocab 500 on about 100 kB), \
-beside the verdict; to see where it stands against every version of the course, run \
+check also says, beside the verdict, whether it is fast enough by the rule of CS336's speed test, \
+on the course's input rather than CS336's file: the first whole stories of the generated corpus, \
+up to 100,000 bytes, vocab 500, against half the time the course's V1 takes on the same input in \
+the same run. To see where it stands against every version of the course, run \
 `bpe-course bench --trainer train_bpe:train_bpe` from the `exercises/` folder."""
 EXAMPLES = 60  # each trains twice on a small text: a few seconds in all
 CALL_SECONDS = 10.0  # a small text: an answer within seconds, or an endless loop
@@ -77,7 +81,7 @@ RULES = {
 # CS336's test_train_bpe_speed allows 1.5 s where, its docstring says, its toy implementation takes
 # about 3 s: half the toy's time. The course's toy is V1, timed here on the same input.
 SPEED_SHARE_OF_V1 = 0.5
-STORIES_BYTES = 100_000  # about CS336's corpus.en (133 kB): seconds even for a naive trainer
+STORIES_BYTES = 100_000  # not CS336's corpus.en (133 kB): our stories; seconds for a naive trainer
 STORIES_SEED = 0
 PIECES = [
     "the",
