@@ -34,6 +34,7 @@ SOURCES = {
     r"WordNet": "WordNet: A",
     r"SortedDict": "sortedcontainers",
     r"[Hh]ypothesis": "property-based testing",
+    r"Heaps' law": "Information Retrieval: Computational and Theoretical Aspects",
 }
 
 
