@@ -126,3 +126,12 @@ def test_the_guides_minutes_table_is_the_stored_csv_rendered() -> None:
         assert row.reading_min == round(words / timing.WORDS_PER_MINUTE, 1)
     notebooks = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert minutes["notebook"].tolist() == notebooks
+
+
+def test_a_less_than_sign_in_prose_is_not_taken_for_a_tag(tmp_path: Path) -> None:
+    import nbformat
+
+    path = tmp_path / "lt.ipynb"
+    text = "when 0 < x the loop runs, and x > 1 after <b>one</b> step"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)]), path)
+    assert timing.markdown_words(path) == 12  # the old pattern ate "x the loop runs, and x"

@@ -80,7 +80,8 @@ def markdown_words(path: Path) -> int:
     """Words in the notebook's markdown cells (HTML tags and link targets not counted)."""
     notebook = nbformat.read(path, as_version=4)
     text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
-    text = re.sub(r"<[^>]+>", " ", text)  # <details>, <summary>: markup, not words
+    # <details>, </summary>, <br/>: markup, not words; a bare "<" of prose ("0 < x") is no tag
+    text = re.sub(r"</?[A-Za-z][^<>]*>", " ", text)
     text = re.sub(r"\]\([^)]*\)", "]", text)  # [title](https://...): read the title only
     return len(re.findall(r"[\w`'’]+", text))
 
