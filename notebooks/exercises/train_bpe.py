@@ -6,9 +6,11 @@ CS336's assignment 1 (and of `bpe_course.train_bpe`).
 The check grades it as CS336's tests grade theirs: the merges exactly, the vocabulary as sets of
 ids and of tokens (the layout is yours), and no special token ever merged. It trains on small
 generated texts first, then on a corpus of stories the package generates. Once it is right, the
-check also says whether it is fast enough for CS336's speed test (vocab 500 on about 100 kB),
-beside the verdict; to see where it stands against every version of the course, run `bpe-course
-bench --trainer train_bpe:train_bpe` from the `exercises/` folder.
+check also says, beside the verdict, whether it is fast enough by the rule of CS336's speed
+test, on the course's input rather than CS336's file: the first whole stories of the generated
+corpus, up to 100,000 bytes, vocab 500, against half the time the course's V1 takes on the same
+input in the same run. To see where it stands against every version of the course, run
+`bpe-course bench --trainer train_bpe:train_bpe` from the `exercises/` folder.
 
 Write the function below, save, then grade it: ``check("train_bpe")`` in the notebook, or
 ``bpe-course check train_bpe`` in a terminal. (Made by ``python -m
