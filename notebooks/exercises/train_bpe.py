@@ -9,8 +9,10 @@ generated texts first, then on a corpus of stories the package generates. Once i
 check also says, beside the verdict, whether it is fast enough by the rule of CS336's speed
 test, on the course's input rather than CS336's file: the first whole stories of the generated
 corpus, up to 100,000 bytes, vocab 500, against half the time the course's V1 takes on the same
-input in the same run. To see where it stands against every version of the course, run
-`bpe-course bench --trainer train_bpe:train_bpe` from the `exercises/` folder.
+input in the same run. (CS336's test itself is a fixed limit, 1.5 s on its own file, about half
+its toy implementation's time; a limit measured in the same run means the same on every
+machine.) To see where it stands against every version of the course, run `bpe-course bench
+--trainer train_bpe:train_bpe` from the `exercises/` folder.
 
 Write the function below, save, then grade it: ``check("train_bpe")`` in the notebook, or
 ``bpe-course check train_bpe`` in a terminal. (Made by ``python -m
