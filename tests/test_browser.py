@@ -811,12 +811,10 @@ QUICK_NOTEBOOKS = ("01_start_here.ipynb", "03_sennrich_bpe.ipynb", "09_v5_heap.i
 STATIC_ARTIFACTS = REPO_ROOT / "test-artifacts"
 
 
-@pytest.fixture(scope="module")
-def quick_build(tmp_path_factory):
-    """The quick notebooks executed once for both the site and the slides, and their figures."""
-    from bpe_course.course.runner.execute import run_notebook
-
-    root = tmp_path_factory.mktemp("static")
+@contextlib.contextmanager
+def quick_notebook_env(root: Path):
+    """Notebooks run in quick mode on the stories, their figures and data kept under ``root``;
+    the environment as it was afterwards."""
     names = ("BPE_COURSE_QUICK", "BPE_COURSE_FIGURES", "BPE_COURSE_DATA", "BPE_COURSE_CORPUS")
     saved = {name: os.environ.get(name) for name in names}
     os.environ.update(
@@ -826,14 +824,24 @@ def quick_build(tmp_path_factory):
         BPE_COURSE_DATA=str(root / "data"),
     )
     try:
-        for name in QUICK_NOTEBOOKS:
-            run_notebook(notebooks_dir() / name, root / "executed", timeout=300)
+        yield
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@pytest.fixture(scope="module")
+def quick_build(tmp_path_factory):
+    """The quick notebooks executed once for both the site and the slides, and their figures."""
+    from bpe_course.course.runner.execute import run_notebook
+
+    root = tmp_path_factory.mktemp("static")
+    with quick_notebook_env(root):
+        for name in QUICK_NOTEBOOKS:
+            run_notebook(notebooks_dir() / name, root / "executed", timeout=300)
     return root
 
 

@@ -11,7 +11,6 @@ Skipped where chromium is absent, as the other browser tests are. The tallest sl
 
 from __future__ import annotations
 
-import os
 import shutil
 
 import pytest
@@ -21,6 +20,7 @@ from tests.test_browser import (
     CHROMIUM,
     STATIC_ARTIFACTS,
     offline_page,
+    quick_notebook_env,
     static_server,
 )
 
@@ -51,24 +51,10 @@ def executed_course(tmp_path_factory):
     for source in course_notebooks():
         if source.stem not in stale:
             shutil.copy2(built / source.name, executed / source.name)
-    names = ("BPE_COURSE_QUICK", "BPE_COURSE_FIGURES", "BPE_COURSE_DATA", "BPE_COURSE_CORPUS")
-    saved = {name: os.environ.get(name) for name in names}
-    os.environ.update(
-        BPE_COURSE_QUICK="1",
-        BPE_COURSE_CORPUS="stories",
-        BPE_COURSE_FIGURES=str(root / "figures"),
-        BPE_COURSE_DATA=str(root / "data"),
-    )
-    try:
+    with quick_notebook_env(root):
         for source in course_notebooks():
             if source.stem in stale:
                 run_notebook(source, executed, timeout=600)
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     return executed
 
 
