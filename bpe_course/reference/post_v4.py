@@ -16,8 +16,8 @@ the post's V4 into the course's one change at a time (:mod:`bpe_course.reference
 
 One change from the post, a guard: the key ends with the token ids. The post's key stops at the
 bytes, which leaves two different pairs tied only where two ids spell the same bytes; no training
-run of the course's tests has made two such ids (notebook 12 counts them and says why none are
-expected), and where there are none the ids decide no tie. They keep the key exact whatever the
+run of the course's tests has made two such ids (notebook 12's exercise 3 asks when they can
+occur), and where there are none the ids decide no tie. They keep the key exact whatever the
 merges.
 """
 
