@@ -347,25 +347,6 @@ def against(
     return lines
 
 
-def ladder_table(
-    table: pd.DataFrame, v4_rungs=("p4", "top4"), metric: str = "cpu_s"
-) -> pd.DataFrame:
-    """Rows: the V5 rungs; columns: corpus and V4 rung; cells: :func:`describe_crossover`."""
-    rows = {}
-    pairs = sorted(set(zip(table["shape"], table["size"])), key=lambda c: (c[0], parse_size(c[1])))
-    for name, rung in RUNGS.items():
-        if rung.kind != "v5" or name not in set(table["rung"]):
-            continue
-        rows[f"{name}: {rung.change}"] = {
-            (f"{shape} {size}", f"vs {v4}"): describe_crossover(
-                crossover(table, shape, size, name, v4, metric)
-            )
-            for shape, size in pairs
-            for v4 in v4_rungs
-        }
-    return pd.DataFrame(rows).T
-
-
 def step_ratio(table, rung: str, vocab_size: int, metric: str = "cpu_s", base: str | None = None):
     """Base time / rung time at ``vocab_size``, per corpus: (median, min, max) over repeat pairs.
     ``base`` defaults to the rung's own base; a partial ladder passes the last rung it measured."""
