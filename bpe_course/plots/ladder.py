@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -29,26 +28,22 @@ def rung_label(name: str) -> str:
     return f"{name}: {rung.change}"
 
 
-# More V5 rungs than this and a ramp of one colormap gives shades a projector cannot tell apart.
-RAMP_MOST = 4
+# Up to this many lines in a panel, the repeats' bands are drawn darker (fewer overlap).
+FEW_LINES = 5
 # Told apart at a projector's distance: matplotlib's qualitative palette (tab10, its grey and olive
-# left out, which the V4 greys and a washed-out projector would confuse), one marker a rung.
+# left out, which the V4 greys and a washed-out projector would confuse), one marker a rung. A ramp
+# of one colormap was tried: four V5 rungs on viridis gave blue-greens a projector cannot tell
+# apart.
 DISTINCT = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def rung_colors(names: Iterable[str]) -> dict[str, Color]:
-    """A few V5 rungs (up to :data:`RAMP_MOST`): the ladder from dark (the post's) to light (the
-    course's); more: a distinct colour each. V4 rungs in greys."""
-    ramp = matplotlib.colormaps["viridis"]
+    """A distinct colour per V5 rung, in ladder order; V4 rungs in greys (dashed where drawn)."""
+    names = list(names)
     v5 = [n for n in names if RUNGS[n].kind == "v5"]
     v4 = [n for n in names if RUNGS[n].kind == "v4"]
-    colors: dict[str, Color]
-    if len(v5) <= RAMP_MOST:
-        # viridis up to 0.8: its last fifth is yellow, which a projector washes out on white.
-        colors = {n: ramp(i / max(1, len(v5) - 1) * 0.8) for i, n in enumerate(v5)}
-    else:
-        colors = {n: DISTINCT[i % len(DISTINCT)] for i, n in enumerate(v5)}
+    colors: dict[str, Color] = {n: DISTINCT[i % len(DISTINCT)] for i, n in enumerate(v5)}
     greys = ("#000000", "#6b6b6b", "#a8a8a8")
     colors.update({n: greys[i % len(greys)] for i, n in enumerate(v4)})
     return colors
@@ -101,12 +96,8 @@ def plot_ladder_curves(
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=style.SMALLEST, frameon=False)
     runs = table[table["traced"]].groupby(["shape", "size", "rung"])["repeat"].nunique()
     repeats = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()}-{runs.max()}"
-    v5_rungs = sum(RUNGS[n].kind == "v5" for n in rungs)
-    shades = (
-        "(dark) towards the course's (light)" if v5_rungs <= RAMP_MOST else "towards the course's"
-    )
     fig.suptitle(
-        f"The ladder: the post's V5 {shades}, one change a step; "
+        "The ladder: the post's V5 towards the course's, one change a step; "
         f"V4s dashed\nline: median of {repeats} repeats, band: fastest to slowest\n"
         f"{where_measured(table)}",
         fontsize=style.SMALLEST + 1,
@@ -124,7 +115,7 @@ def _draw_rungs(
 ) -> None:
     """Each rung's median as a line with its marker (V4 rungs dashed), its repeats' range as a
     band (fainter where many lines share the panel)."""
-    alpha = 0.18 if len(rungs) <= RAMP_MOST + 1 else 0.08
+    alpha = 0.18 if len(rungs) <= FEW_LINES else 0.08
     for name in rungs:
         line = part[part["rung"] == name]
         if line.empty:
