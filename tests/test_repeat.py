@@ -52,6 +52,7 @@ def test_ratios_are_taken_within_a_round_so_the_load_of_a_round_cancels() -> Non
     assert list(table.index) == ["a", "b"]
     assert table.loc["a", "min"] == 1.0 and table.loc["a", "max"] == 2.0
     assert seconds_text(t, "a") == "1.10 s (1.00 to 2.00 s over 3 runs)"
+    assert seconds_text(t, "a", digits=3) == "1.100 s (1.000 to 2.000 s over 3 runs)"
 
 
 def test_overlapping_ranges_rank_nothing() -> None:

@@ -66,12 +66,11 @@ class Spread:
             return f"{m} (one run)"
         return f"{m} ({lo} to {hi}, {len(self.values)} runs)"
 
-    def over_text(self, unit: str = "s", runs: str = "runs") -> str:
+    def over_text(self, unit: str = "s", runs: str = "runs", digits: int = 2) -> str:
         """``"1.10 s (1.00 to 2.00 s over 3 runs)"``: the same, the unit said once at the end."""
         u = unit if unit in ("", "x", "%") else f" {unit}"
-        return (
-            f"{self.median:.2f}{u} ({self.low:.2f} to {self.high:.2f}{u} over {len(self)} {runs})"
-        )
+        m, lo, hi = (f"{v:.{digits}f}" for v in (self.median, self.low, self.high))
+        return f"{m}{u} ({lo} to {hi}{u} over {len(self)} {runs})"
 
 
 def kept_rounds(one_round: Callable[[], T], repeats: int = 3, warmup: int = 1) -> list[T]:
@@ -135,9 +134,10 @@ def apart(table: pd.DataFrame, job: str, other: str) -> bool:
     return timing[job].apart_from(timing[other])
 
 
-def seconds_text(table: pd.DataFrame, job: str) -> str:
-    """``0.18 s (0.17 to 0.19 s over 3 runs)``: the median and the range of one job."""
-    return spreads(table)[job].over_text("s", "runs")
+def seconds_text(table: pd.DataFrame, job: str, digits: int = 2) -> str:
+    """``0.18 s (0.17 to 0.19 s over 3 runs)``: the median and the range of one job, with
+    ``digits`` decimals (more where two ranked jobs' ranges differ only in the third)."""
+    return spreads(table)[job].over_text("s", "runs", digits)
 
 
 def ratio_text(table: pd.DataFrame, job: str, reference: str) -> str:
