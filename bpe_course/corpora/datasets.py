@@ -24,7 +24,9 @@ from bpe_course.files import replaced_whole
 from bpe_course.paths import data_dir
 from bpe_course.pretokenize import END_OF_TEXT as EOT
 
-MB = 1_000_000  # sizes in the course are decimal megabytes, as in the V1-V5 post
+# Sizes in the course are decimal megabytes. The V1-V5 post does not say which it uses: its
+# "21.5 MB" is most likely the whole validation file counted in units of 2^20 bytes (notebook 01).
+MB = 1_000_000
 
 # The corpus sizes of the course (those of the V1-V5 post's tables), in bytes.
 COURSE_SIZES_MB = (1, 5, 10, 21.5)

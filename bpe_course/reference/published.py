@@ -10,7 +10,8 @@ V1_V5_POST = "the V1-V5 post (five optimized BPE trainers; Apple M3 Max, Python 
 POST_WORKERS = 4  # the worker processes the V1-V5 post's V3 to V5 counted words with
 FAST_MAX_POST = "the post 'From Hours to Seconds: Optimising BPE Tokeniser Training'"
 
-# Corpus shape of TinyStories V2 valid prefixes, from the V1-V5 post's benchmark tables:
+# Corpus shape at each size of the V1-V5 post's benchmark corpus, from its tables. The post names
+# it "TinyStories validation set" only: not which release, nor how the smaller sizes were cut.
 # size in MB -> (unique pretokens W, unique byte pairs P, mean pretoken length L in bytes).
 TINYSTORIES_SHAPE: dict[float, tuple[int, int, float]] = {
     1: (4_658, 647, 6.6),
