@@ -127,3 +127,36 @@ def test_the_crossover_grid_minutes_are_the_stored_ones() -> None:
         f"21.5 MB ({runs['wide']} runs), V4's runs {v4['stories']:.1f} and {v4['wide']:.1f} of them"
     ) in text
     assert all(t["status"].eq("ok").all() for t in tables.values())
+
+
+def test_the_v3_counts_say_what_the_grid_cannot_decide() -> None:
+    """The spread of the counting times at 21.5 MB, beside what a second worker saved in the
+    stored pretokenization runs: the figures that say the V3 counts decide nothing."""
+    text = opening()
+    big = grid()[(grid()["corpus"] == "stories") & (grid()["size"] == "21.5MB")]
+    v1 = big[big["version"] == "v1"]["pretokenize_s"]
+    runs = stored_results("parallel_pretokenize")
+    medians = runs[runs["size"] == "21.5MB"].groupby("job")["seconds"].median()
+    saved = medians["1 worker"] - medians["2 workers"]
+    assert "load" not in " ".join(grid().columns) and "the grid stores no load" in text
+    assert (
+        f"at 21.5 MB counting the same stories (`pretokenize_s`) took from "
+        f"{big['pretokenize_s'].min():.2f} to {big['pretokenize_s'].max():.2f} s across the "
+        f"versions and repeats (V1's alone {v1.min():.2f} to {v1.max():.2f} s), a spread many "
+        f"times the {saved:.2f} s that a second worker saved"
+    ) in text
+    assert big["pretokenize_s"].max() - big["pretokenize_s"].min() > 5 * saved
+
+
+def test_the_minutes_of_make_course_are_the_stored_ones() -> None:
+    """The README gives the cells' stored seconds, and notebook 14's wait that make course skips,
+    not a total nobody measured."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    minutes = stored_results("notebook_minutes")
+    watch = minutes.set_index("notebook").loc["14_beyond_one_machine", "slowest_s"]
+    assert (
+        f"their cells ran for {minutes['live_s'].sum():.1f} s in all "
+        f"(`notebooks/results/notebook_minutes.csv`), {watch:.1f} s of it notebook 14's watched "
+        "cluster job"
+    ) in text
+    assert "about three minutes" not in text
