@@ -92,10 +92,10 @@ document.addEventListener("DOMContentLoaded", () => {
 INDEX = """\
 # bpe_course
 
-A course on training byte-level BPE tokenizers, and on making that training hundreds of times
-faster: from Unicode and UTF-8, through Sennrich et al.'s 2016 algorithm and GPT-2's
-pretokenization, to five trainers, each one change faster than the last, and the benchmark that
-shows where a heap beats an inverted index.
+A course on training byte-level BPE tokenizers, and on making that training faster: from Unicode
+and UTF-8, through Sennrich et al.'s 2016 algorithm and GPT-2's pretokenization, to five trainers,
+each the one before plus one change, and the benchmark that shows where a heap beats an inverted
+index.
 
 These pages are the {edition} as the course's runner executed them ({mode}). Widgets need a live
 kernel: each one is shown here as it first appeared, with a line on how to run it live. To run
