@@ -1,7 +1,10 @@
 """Exercise of notebook 10: capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens).
 
 You have written every piece. Put them together: a whole trainer, with the call of Stanford
-CS336's assignment 1 (and of `bpe_course.train_bpe`).
+CS336's assignment 1 (and of `bpe_course.train_bpe`). The loop is yours to write: do not open
+the files that hold the package's own loops (`bpe_course/trainers/`, and the by-hand printouts
+of notebooks 09 and 10 in `bpe_course/course/widgets/by_hand.py`); calling the package's
+trainers or their merge loops is reported as not done.
 
 The check grades it as CS336's tests grade theirs: the merges exactly, the vocabulary as sets of
 ids and of tokens (the layout is yours), and no special token ever merged. It trains on small

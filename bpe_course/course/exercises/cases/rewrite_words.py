@@ -28,9 +28,9 @@ PROMPT = (
 )
 HINT = (
     "The index already names the words to rewrite. For each of them, what changes in the index "
-    "is decided by its pairs before and after the merge: which pairs can the word lose, which "
-    "can it gain, and what about a pair it holds twice? The count changes are the ones V2 "
-    "computed for one word."
+    "is decided by its pairs before and after the merge: which pairs can the word lose, and "
+    "which can it gain? Compare the two lists of pairs of the word, old and new. The count "
+    "changes are the ones V2 computed for one word."
 )
 # Every rule the stub's docstring states (tests/test_exercises.py breaks each alone).
 RULES = {
