@@ -74,8 +74,8 @@ __all__ = ["FlatWords", "merge_loop"]
 
 SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy
 
-# Positions in the flat array per block while the pairs of bytes are indexed: the index's passes
-# hold a few arrays of this many entries beside the words, never one per byte of the words.
+# Positions indexed, or sites merged, per block: the index's passes and a large merge's steps hold
+# a few arrays of this many entries beside the words, never one per byte of the words.
 _BLOCK = 1 << 18
 
 # The positions of a pair's sites, as compact arrays (4 or 8 bytes a position, never a Python int
@@ -129,7 +129,7 @@ class FlatWords:
         np.cumsum(weight[:n], dtype=weight.dtype, out=weight[:n])
         self.tok_np, self.nxt_np, self.prv_np, self.weight_np = tok, nxt, prv, weight
         # a pair's left positions: a numpy slice for the pairs of bytes (one sorted array holds
-        # them all), a list for the pairs merges make (appended to, in Python)
+        # them all) and for the pairs a large merge makes, an array.array for a small merge's
         self.site_positions: dict[int, Positions] = {}
 
     def pair_counts(self) -> dict[int, int]:
@@ -331,7 +331,8 @@ def _combined(
     blocks: list[tuple[list[int], list[int], np.ndarray, list[int]]],
 ) -> Iterator[tuple[int, int, np.ndarray]]:
     """Each key's total and positions over the blocks of :meth:`FlatWords._changes`: one
-    block's positions are sliced (no copy); several blocks' are joined, in block order."""
+    block's positions are sliced (no copy); several blocks' are joined, in block order, every
+    key's into a new array (so no block's array is kept alive by a slice)."""
     if len(blocks) == 1:
         keys, totals, positions, ends = blocks[0]
         start = 0
@@ -352,8 +353,7 @@ def _combined(
                 parts[key] = [positions[start:end]]
             start = end
     for key, total in sums.items():
-        pieces = parts[key]
-        yield key, total, pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        yield key, total, np.concatenate(parts[key])
 
 
 def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:
