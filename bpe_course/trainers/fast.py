@@ -25,9 +25,10 @@ which a merge handles all its sites at once. The parts of that change, named:
    a count below a floor goes into a bucket, and enters the heap only if the best count falls
    to it (most never do).
 5. **No cycle collector while the loop runs** (:mod:`~bpe_course.collector`): the loop makes no
-   reference cycles, so the collector's walks over the position lists it keeps alive never free
-   anything; they cost a share of the loop all the same (measured with the collector on and off
-   in turn: ``notebooks/results/measurements.md``).
+   reference cycles, so the collector's walks over the objects it keeps alive (the heap's
+   entries; the site positions too when this was measured, as lists, now arrays it never walks)
+   never free anything; they cost a share of the loop all the same (measured with the collector
+   on and off in turn: ``notebooks/results/measurements.md``).
 
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
 (its ``PairKeys``, ``build_heap``, ``pop_best`` by ``best_pairs``), with the same tie-break
