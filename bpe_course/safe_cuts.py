@@ -48,9 +48,9 @@ SAFE_CUT = regex.compile(
 )
 # The same positions found run by run: a maximal run of one class (whitespace, letters, digits,
 # other symbols) is matched at C speed, and only the boundaries between runs are looked at in
-# Python. SAFE_CUT's lookbehinds are tried at every character, about a microsecond each, so a
-# stretch without a cut (a megabyte-long line of Chinese) took seconds to search; the runs take
-# one match per run (see cut_positions).
+# Python. SAFE_CUT's lookbehinds are tried at every character, so a long stretch without a cut
+# (a line of Chinese letters) was slow to search; the runs take one match per run (see
+# cut_positions; measured in notebooks/results/measurements.md).
 _RUNS = regex.compile(r"(\s+)|(\p{L}+)|(\p{N}+)|([^\s\p{L}\p{N}]+)")
 _SPACE, _LETTER, _DIGIT = 1, 2, 3  # the runs' group numbers (4: other symbols)
 # In-memory pieces longer than this many characters are pretokenized in parts, so one findall
