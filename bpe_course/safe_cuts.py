@@ -46,6 +46,13 @@ SAFE_CUT = regex.compile(
     r"|(?<=\p{N})(?=[^\s\p{N}])"  # a digit, then a letter or other symbol
     r"|(?<=[^\s\p{L}\p{N}'])(?=[\p{L}\p{N}])"  # a symbol (not '), then a letter or digit
 )
+# The same positions found run by run: a maximal run of one class (whitespace, letters, digits,
+# other symbols) is matched at C speed, and only the boundaries between runs are looked at in
+# Python. SAFE_CUT's lookbehinds are tried at every character, so a long stretch without a cut
+# (a line of Chinese letters) was slow to search; the runs take one match per run (see
+# cut_positions; measured in notebooks/results/measurements.md).
+_RUNS = regex.compile(r"(\s+)|(\p{L}+)|(\p{N}+)|([^\s\p{L}\p{N}]+)")
+_SPACE, _LETTER, _DIGIT = 1, 2, 3  # the runs' group numbers (4: other symbols)
 # In-memory pieces longer than this many characters are pretokenized in parts, so one findall
 # never holds more than about this many characters' pretokens as strings.
 PIECE_CHARS = 1 << 20
@@ -61,9 +68,36 @@ def safe_cuts(text: str, special_tokens: Sequence[str] = ()) -> list[int]:
     return [i for i in _candidates(text, 0, special_tokens)]
 
 
+def cut_positions(text: str, pos: int = 0) -> Iterator[int]:
+    """The positions ``SAFE_CUT.finditer(text, pos)`` matches at, in order, found run by run.
+
+    A cut lies between two characters of different classes (whitespace, letter, digit, other),
+    so only where one maximal run of a class ends and the next begins; there, it is a cut unless
+    the first is whitespace (whitespace, then a non-space) or an apostrophe before a letter or a
+    digit (the contractions): exactly SAFE_CUT's four rules. A test checks the two agree.
+    """
+    previous = None
+    if 0 < pos < len(text):  # the boundary at pos itself, seen from the character before it
+        before = _RUNS.match(text, pos - 1, pos)
+        if before is not None:
+            previous = (before.lastindex, text[pos - 1])
+    for run in _RUNS.finditer(text, pos):
+        kind = run.lastindex
+        if previous is not None and previous[0] != kind and _cut_after(*previous, kind):
+            yield run.start()
+        previous = (kind, text[run.end() - 1])
+
+
+def _cut_after(kind: int, last: str, next_kind: int) -> bool:
+    """Whether the boundary after a run of ``kind`` ending in ``last``, before a run of
+    ``next_kind`` (another class), is a safe cut."""
+    if kind == _SPACE:
+        return False
+    return not (last == "'" and next_kind in (_LETTER, _DIGIT))
+
+
 def _candidates(text: str, pos: int, special_tokens: Sequence[str]) -> Iterator[int]:
-    for match in SAFE_CUT.finditer(text, pos):
-        i = match.start()
+    for i in cut_positions(text, pos):
         if not any(_covers(text, token, i) for token in special_tokens):
             yield i
 
@@ -80,11 +114,11 @@ def split_long(text: str, limit: int | None = None) -> Iterator[str]:
     limit = PIECE_CHARS if limit is None else limit
     start, n = 0, len(text)
     while n - start > limit:
-        match = SAFE_CUT.search(text, start + limit)
-        if match is None:
+        cut = next(cut_positions(text, start + limit), None)
+        if cut is None:
             break
-        yield text[start : match.start()]
-        start = match.start()
+        yield text[start:cut]
+        start = cut
     yield text[start:] if start else text
 
 

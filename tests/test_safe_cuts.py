@@ -98,3 +98,20 @@ def test_files_cut_small_count_as_whole(tmp_path, monkeypatch, counter, specials
     got = count_words(path, specials, workers=1, counter=counter, on_counted=seen.append)
     assert got == count_words_in_text(text, specials)
     assert len(seen) > 20  # many chunks, each reported
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=st.text(alphabet=ALPHABET + "\ud800", max_size=40), data=st.data())
+def test_cuts_found_run_by_run_are_the_patterns(text: str, data) -> None:
+    # cut_positions finds SAFE_CUT's positions a run at a time (fast where a stretch has no
+    # cut); from any start, with lone surrogates (invalid bytes) among the symbols
+    pos = data.draw(st.integers(0, len(text)))
+    expected = [match.start() for match in safe_cuts_module.SAFE_CUT.finditer(text, pos)]
+    assert list(safe_cuts_module.cut_positions(text, pos)) == expected
+
+
+def test_a_long_run_is_searched_in_one_match() -> None:
+    # one run of letters without a cut, then a digit: the only cut, found at the run's end
+    text = "中" * 200_000 + "7"
+    assert list(safe_cuts_module.cut_positions(text, 5)) == [200_000]
+    assert list(split_long(text, 1000)) == ["中" * 200_000, "7"]

@@ -25,9 +25,10 @@ which a merge handles all its sites at once. The parts of that change, named:
    a count below a floor goes into a bucket, and enters the heap only if the best count falls
    to it (most never do).
 5. **No cycle collector while the loop runs** (:mod:`~bpe_course.collector`): the loop makes no
-   reference cycles, so the collector's walks over the position lists it keeps alive never free
-   anything; they cost a share of the loop all the same (measured with the collector on and off
-   in turn: ``notebooks/results/measurements.md``).
+   reference cycles, so the collector's walks over the objects it keeps alive (the heap's
+   entries; the site positions too when this was measured, as lists, now arrays it never walks)
+   never free anything; they cost a share of the loop all the same (measured with the collector
+   on and off in turn: ``notebooks/results/measurements.md``).
 
 Python keeps ``pair_counts`` (an int code per pair, ``left * vocab_size + right``) and V5's heap
 (its ``PairKeys``, ``build_heap``, ``pop_best`` by ``best_pairs``), with the same tie-break
@@ -35,7 +36,9 @@ keys. A pair is only ever made by the merge of its newest token, so after that i
 falls: a heap entry can only be stale downwards, and ``site_positions`` never needs pruning (a
 stale position is skipped when its pair is merged).
 Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs) in Python.
-Memory: five integers per byte of the distinct words (not of the corpus).
+Memory: four integers per byte of the distinct words (not of the corpus), 32-bit where they fit,
+and at most three positions per byte in ``site_positions``: bounded by the distinct words' bytes,
+however long the longest word is.
 Pretokenization counts pieces first (:mod:`bpe_course.counting.pieces`).
 
 What each change paid is measured side by side, version by version (V5, sites, fast), in
@@ -49,8 +52,8 @@ and least where most merges are small. Changes 4 and 5 were also measured alone.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
-from typing import cast
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -72,61 +75,101 @@ __all__ = ["FlatWords", "merge_loop"]
 
 SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy
 
-# The positions of a pair's sites: a numpy slice (the pairs of bytes, sliced from one sorted array,
-# and a large merge's sites) or a list (the pairs merges make, and a small merge's sites).
-Positions = np.ndarray | list[int]
+# Positions indexed, or sites merged, per block: the index's passes and a large merge's steps hold
+# a few arrays of this many entries beside the words, never one per byte of the words.
+_BLOCK = 1 << 18
+
+# The positions of a pair's sites, as compact arrays (4 or 8 bytes a position, never a Python int
+# each): a numpy slice (the pairs of bytes, and the pairs a large merge makes, sliced from one
+# array) or an ``array.array`` (the pairs a small merge makes, appended to); a small merge's own
+# sites are a list.
+Positions = np.ndarray | array | list[int]
+_Sliced = TypeVar("_Sliced", np.ndarray, range)
 
 
 class FlatWords:
     """The distinct words as one array of token ids with links, and where each pair occurs.
 
     ``tok[i]`` is the token at position ``i`` (-1 once merged away); ``nxt``/``prv`` link the live
-    positions of a word; position ``n`` is a sentinel (token -1) that word ends link to. Each array
-    is an ``array.array`` (fast to index from Python) and a numpy view of the same memory (fast on
-    many positions at once). ``site_positions[pair]`` lists the left positions where the pair was
-    made; it is never pruned (a pair only ever loses occurrences), so candidates are checked when
-    used.
+    positions of a word; position ``n`` is a sentinel (token -1) that word ends link to;
+    ``weight[i]`` is the count of the word holding ``i``, and ``starts`` each word's first
+    position. Each array is an ``array.array`` (fast to index from Python) and a numpy view of the
+    same memory (fast on many positions at once), of 32-bit integers wherever the positions, the
+    token ids and the counts fit (64-bit otherwise): 16 bytes per byte of the distinct words.
+    ``site_positions[pair]`` holds the left positions where the pair was made, as a compact array;
+    it is never pruned (a pair only ever loses occurrences), so candidates are checked when used.
+    It holds at most three positions per byte of the words: one per pair of bytes, and two per
+    site merged (the pairs made on either side), and each merge removes a position for good.
     """
 
     def __init__(self, words: Sequence[bytes], counts: Sequence[int], vocab_size: int) -> None:
         self.base = vocab_size  # pair code = left * base + right
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
         n = self.n = int(lengths.sum())
-        ends = np.cumsum(lengths) - 1
-        tok = np.empty(n + 1, dtype=np.int64)
+        # 32 bits where they hold every position (the sentinel n) and every pair's neighbour key
+        # (a token id plus base, in _merge_many); the counts likewise
+        self.typecode = "i" if max(n + 1, 2 * vocab_size) < 2**31 else "q"
+        count_type = "i" if max(counts, default=0) < 2**31 else "q"
+        self.starts = np.cumsum(lengths) - lengths  # each word's first position (one per word)
+        ends = self.starts + lengths - 1
+        # Each array filled in place: no temporary the size of the words but the joined bytes.
+        self.tok, tok = _zeros(self.typecode, n + 1)
         tok[:n] = np.frombuffer(b"".join(words), dtype=np.uint8)
         tok[n] = -1
-        nxt = np.arange(1, n + 2, dtype=np.int64)
+        self.nxt, nxt = _zeros(self.typecode, n + 1)
+        nxt.fill(1)
+        np.cumsum(nxt, dtype=nxt.dtype, out=nxt)  # 1, 2, ..., n + 1
+        self.prv, prv = _zeros(self.typecode, n + 1)
+        np.subtract(nxt, 2, out=prv)  # -1, 0, ..., n - 1
         nxt[ends] = n
-        prv = np.arange(-1, n, dtype=np.int64)
-        prv[ends[:-1] + 1] = n
-        prv[0] = n
-        weight = np.append(np.repeat(np.asarray(counts, dtype=np.int64), lengths), 0)
-        owner = np.repeat(np.arange(len(words), dtype=np.int64), lengths)
-        self.tok, self.tok_np = _shared(tok)
-        self.nxt, self.nxt_np = _shared(nxt)
-        self.prv, self.prv_np = _shared(prv)
-        self.weight, self.weight_np = _shared(weight)
-        self.owner, _ = _shared(owner)
+        prv[self.starts] = n
+        # each word's count over its positions: the differences at the starts, summed up
+        self.weight, weight = _zeros(count_type, n + 1)
+        nonempty = lengths > 0  # an empty word has no position (its start is the next word's)
+        weight[self.starts[nonempty]] = np.diff(np.asarray(counts, np.int64)[nonempty], prepend=0)
+        np.cumsum(weight[:n], dtype=weight.dtype, out=weight[:n])
+        self.tok_np, self.nxt_np, self.prv_np, self.weight_np = tok, nxt, prv, weight
         # a pair's left positions: a numpy slice for the pairs of bytes (one sorted array holds
-        # them all), a list for the pairs merges make (appended to, in Python)
+        # them all) and for the pairs a large merge makes, an array.array for a small merge's
         self.site_positions: dict[int, Positions] = {}
 
     def pair_counts(self) -> dict[int, int]:
-        """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``."""
-        tok, nxt, n = self.tok_np, self.nxt_np, self.n
-        left = np.flatnonzero(nxt[:n] != n)
-        codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536
-        totals = np.bincount(codes, weights=self.weight_np[left], minlength=65536)
-        order = np.argsort(codes, kind="stable")  # a radix sort: left positions by pair, in order
+        """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``.
+
+        The left positions of all pairs of bytes, grouped by pair and in order within a pair, in
+        one array that each pair's entry slices: a counting sort, a block of positions at a time
+        (the first pass counts each pair's sites, the second writes each block's after the
+        earlier blocks'), so nothing beside the result is the size of the words."""
+        totals = np.zeros(65536, dtype=np.float64)
+        sizes = np.zeros(65536, dtype=np.int64)
+        for left, codes in self._byte_pairs():
+            totals += np.bincount(codes, weights=self.weight_np[left], minlength=65536)
+            sizes += np.bincount(codes, minlength=65536)
+        offsets = np.cumsum(sizes) - sizes  # where each pair's positions start
+        positions = np.empty(int(sizes.sum()), dtype=self.tok_np.dtype)
+        for left, codes in self._byte_pairs():
+            order = np.argsort(codes, kind="stable")  # a radix sort: by pair, in order
+            ordered = codes[order]
+            per_pair = np.bincount(codes, minlength=65536)
+            first = np.cumsum(per_pair) - per_pair  # where each pair starts in ``ordered``
+            rank = np.arange(len(ordered)) - first[ordered]  # rank of a site in its pair's
+            positions[offsets[ordered] + rank] = left[order]
+            offsets += per_pair
         found = np.flatnonzero(totals)
-        ends = np.cumsum(np.bincount(codes, minlength=65536))[found]
-        starts = np.concatenate(([0], ends[:-1])).tolist()
-        positions = left[order]  # sliced, not made a list: a million Python ints cost 50 ms
+        ends = offsets[found].tolist()  # after both passes, each pair's end
+        starts = (offsets - sizes)[found].tolist()
         pairs = ((found // 256) * self.base + found % 256).tolist()
-        for pair, start, end in zip(pairs, starts, ends.tolist()):
-            self.site_positions[pair] = positions[start:end]
+        for pair, start, end in zip(pairs, starts, ends):
+            self.site_positions[pair] = positions[start:end]  # a view: no copy, no Python ints
         return dict(zip(pairs, totals[found].astype(np.int64).tolist()))
+
+    def _byte_pairs(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Block by block, the left positions of the pairs (every position but a word's last)
+        and each pair's code over bytes, ``left * 256 + right`` (< 65536)."""
+        tok, nxt, n = self.tok_np, self.nxt_np, self.n
+        for start in range(0, n, _BLOCK):
+            left = np.flatnonzero(nxt[start : min(start + _BLOCK, n)] != n) + start
+            yield left, (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)
 
     def merge(
         self, pair: int, a: int, b: int, new: int, pair_counts: dict[int, int]
@@ -138,13 +181,15 @@ class FlatWords:
             if isinstance(candidates, np.ndarray):
                 candidates = candidates.tolist()
             return self._merge_few(candidates, a, b, new, pair_counts)
+        if isinstance(candidates, array):
+            candidates = np.frombuffer(candidates, dtype=self.tok_np.dtype)
         return self._merge_many(np.asarray(candidates), a, b, new, pair_counts)
 
     def _merge_few(
-        self, candidates: list[int], a: int, b: int, new: int, pair_counts: dict[int, int]
+        self, candidates: array | list[int], a: int, b: int, new: int, pair_counts: dict[int, int]
     ) -> tuple[dict[int, int], list[int]]:
         tok, nxt, prv, weight = self.tok, self.nxt, self.prv, self.weight
-        n, base = self.n, self.base
+        n, base, typecode = self.n, self.base, self.typecode
         sites: list[int] = []
         taken = -1
         for p in candidates:  # in order, so a a a takes its first two, as merge_word does
@@ -152,8 +197,8 @@ class FlatWords:
                 sites.append(p)
                 taken = nxt[p]
         made: dict[int, int] = {}
-        # only pairs made here are added to, each holding the new token: lists, never a slice
-        site_positions = cast("dict[int, list[int]]", self.site_positions)
+        # only pairs made here are added to, each holding the new token: new arrays, never a slice
+        site_positions = cast("dict[int, array]", self.site_positions)
         last = len(sites) - 1
         after = -1  # the right token of the previous site
         for k, p in enumerate(sites):
@@ -162,8 +207,12 @@ class FlatWords:
             if x != after and x != n:  # (x, a) -> (x, N), unless the previous site took x
                 pair_counts[tok[x] * base + a] -= count
                 code = tok[x] * base + new
-                made[code] = made.get(code, 0) + count
-                site_positions.setdefault(code, []).append(x)
+                if code in made:
+                    made[code] += count
+                else:
+                    made[code] = count
+                    site_positions[code] = array(typecode)
+                site_positions[code].append(x)
             if k < last and y == sites[k + 1]:  # a b a b: the middle (b, a) -> (N, N)
                 pair_counts[b * base + a] -= count
                 code = new * base + new
@@ -173,8 +222,12 @@ class FlatWords:
             else:
                 after = right
                 continue
-            made[code] = made.get(code, 0) + count
-            site_positions.setdefault(code, []).append(p)
+            if code in made:
+                made[code] += count
+            else:
+                made[code] = count
+                site_positions[code] = array(typecode)
+            site_positions[code].append(p)
             after = right
         for p in sites:
             right = nxt[p]
@@ -187,71 +240,121 @@ class FlatWords:
         self, candidates: np.ndarray, a: int, b: int, new: int, pair_counts: dict[int, int]
     ) -> tuple[dict[int, int], np.ndarray]:
         tok, nxt, prv, base = self.tok_np, self.nxt_np, self.prv_np, self.base
-        sites = candidates[(tok[candidates] == a) & (tok[nxt[candidates]] == b)]
+        # A block of candidates, then of sites, at a time: the temporaries (a dozen arrays per
+        # site) stay a few MB however many sites a merge has (on one long word, millions).
+        sites = np.concatenate([c[(tok[c] == a) & (tok[nxt[c]] == b)] for c in _blocks(candidates)])
         if a == b and len(sites) > 1:
             sites = _every_other(sites, nxt)
-        right = nxt[sites]
-        left_of, right_of = prv[sites], nxt[right]
-        x, y, weight = tok[left_of], tok[right_of], self.weight_np[sites]
-        # sites k and k + 1 touch (a b a b) when k's right token is k + 1's left neighbour
-        touch = right[:-1] == left_of[1:]
-        left_side, right_side = x >= 0, y >= 0
-        left_side[1:] &= ~touch
-        right_side[:-1] &= ~touch
-        # One stable sort groups both sides: (x, a) -> (x, N) by x, (b, y) -> (N, y) by y
-        # (offset by base, past every token id), each group's positions still in order.
-        keys = np.concatenate((x[left_side], y[right_side] + base))
+        blocks = [self._changes(sites, block, base) for block in _blocks(range(len(sites)))]
         made: dict[int, int] = {}
         site_positions = self.site_positions
-        neighbours: list[int]
-        totals: list[int]
-        ends: list[int]
-        positions: list[int]
-        if len(keys) == 0:  # every site is a whole word
-            neighbours, totals, ends, positions = [], [], [], []
-        else:
-            order = np.argsort(keys, kind="stable")
-            ordered = keys[order]
-            starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-            neighbours = ordered[starts].tolist()
-            weights = np.concatenate((weight[left_side], weight[right_side]))[order]
-            totals = np.add.reduceat(weights, starts).tolist()
-            positions = np.concatenate((left_of[left_side], sites[right_side]))[order].tolist()
-            ends = [*starts[1:].tolist(), len(positions)]
-        start = 0
-        for neighbour, total, end in zip(neighbours, totals, ends):
-            if neighbour < base:  # (x, a) lost, (x, N) made
-                pair_counts[neighbour * base + a] -= total
-                code = neighbour * base + new
-            else:  # (b, y) lost, (N, y) made
-                pair_counts[b * base + neighbour - base] -= total
-                code = new * base + neighbour - base
+        for code, total, positions in _combined(blocks):
+            if code < base:  # (x, a) lost, (x, N) made
+                pair_counts[code * base + a] -= total
+                code = code * base + new
+            elif code < 2 * base:  # (b, y) lost, (N, y) made
+                pair_counts[b * base + code - base] -= total
+                code = new * base + code - base
+            else:  # the middle of a b a b: (b, a) lost, (N, N) made
+                pair_counts[b * base + a] -= total
+                code = new * base + new
             made[code] = total
-            site_positions[code] = positions[start:end]  # one list, sliced: no array per pair
-            start = end
-        if touch.any():  # the middle of a b a b: (b, a) lost, (N, N) made
-            middle = np.flatnonzero(touch)
-            total = int(weight[middle].sum())
-            pair_counts[b * base + a] -= total
-            made[new * base + new] = total
-            site_positions[new * base + new] = sites[middle].tolist()
-        # rewrite: the new token at each site, its right token unlinked
-        tok[sites] = new
-        tok[right] = -1
-        nxt[sites] = right_of
-        prv[right_of] = sites  # word ends write the sentinel's prv: never read
+            site_positions[code] = positions
+        # rewrite, a block at a time (a block reads only links no other block writes): the new
+        # token at each site, its right token unlinked
+        for block in _blocks(sites):
+            right = nxt[block]
+            tok[block] = new
+            tok[right] = -1
+            right_of = nxt[right]
+            nxt[block] = right_of
+            prv[right_of] = block  # word ends write the sentinel's prv: never read
         return made, sites
 
+    def _changes(
+        self, sites: np.ndarray, block: range, base: int
+    ) -> tuple[list[int], list[int], np.ndarray, list[int]]:
+        """The changes that the sites in ``block`` (a range of indexes into ``sites``) make, by
+        neighbour: keys (``x`` for ``(x, a) -> (x, N)``, ``base + y`` for ``(b, y) -> (N, y)``,
+        ``2 * base`` for the middles of ``a b a b``), their total weights, and each key's
+        positions, in order, as slices ``ends[k - 1]:ends[k]`` of one array."""
+        tok, nxt, prv = self.tok_np, self.nxt_np, self.prv_np
+        if len(block) == 0:
+            return [], [], sites[:0], []
+        # one site more on each side (if any), to see whether the block's first and last touch
+        lo, hi = max(block.start - 1, 0), min(block.stop + 1, len(sites))
+        around = sites[lo:hi]
+        inner = slice(block.start - lo, block.stop - lo)
+        right = nxt[around]
+        left_of, right_of = prv[around], nxt[right]
+        x, y = tok[left_of], tok[right_of]
+        # sites k and k + 1 touch (a b a b) when k's right token is k + 1's left neighbour
+        touch = np.append(right[:-1] == left_of[1:], False)
+        left_side, right_side = x >= 0, y >= 0
+        left_side[1:] &= ~touch[:-1]
+        right_side &= ~touch
+        left_side, right_side, touch = left_side[inner], right_side[inner], touch[inner]
+        mine, left_of, weight = around[inner], left_of[inner], self.weight_np[around[inner]]
+        # One stable sort groups all: (x, a) -> (x, N) by x, (b, y) -> (N, y) by y (offset by
+        # base, past every token id), the middles last; each group's positions still in order.
+        keys = np.concatenate(
+            (x[inner][left_side], y[inner][right_side] + base, np.full(touch.sum(), 2 * base))
+        ).astype(mine.dtype)
+        if len(keys) == 0:  # every site is a whole word
+            return [], [], mine[:0], []
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        weights = np.concatenate((weight[left_side], weight[right_side], weight[touch]))[order]
+        totals = np.add.reduceat(weights, starts, dtype=np.int64).tolist()
+        positions = np.concatenate((left_of[left_side], mine[right_side], mine[touch]))[order]
+        return ordered[starts].tolist(), totals, positions, [*starts[1:].tolist(), len(positions)]
+
     def words_with(self, sites: Positions) -> int:
-        owner = self.owner
-        return len({owner[p] for p in sites})
+        """How many distinct words hold ``sites`` (each word's by its first position)."""
+        return len(np.unique(np.searchsorted(self.starts, sites, side="right")))
 
 
-def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
-    """An ``array.array`` and a numpy view of the same memory: one copy, two fast ways in."""
-    plain = array("q")
-    plain.frombytes(values.data.cast("B"))  # straight from numpy's memory: no bytes made
-    return plain, np.frombuffer(plain, dtype=np.int64)
+def _zeros(typecode: str, size: int) -> tuple[array, np.ndarray]:
+    """An ``array.array`` of ``size`` zeros and a numpy view of the same memory: one copy, two
+    fast ways in (Python indexes the array, numpy works on many positions at once)."""
+    plain = array(typecode, [0]) * size
+    return plain, np.frombuffer(plain, dtype=np.dtype(typecode))
+
+
+def _blocks(items: _Sliced) -> list[_Sliced]:
+    """``items`` (an array or a range) in consecutive slices of ``_BLOCK`` items (at least one,
+    empty if ``items`` is)."""
+    return [items[start : start + _BLOCK] for start in range(0, max(len(items), 1), _BLOCK)]
+
+
+def _combined(
+    blocks: list[tuple[list[int], list[int], np.ndarray, list[int]]],
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Each key's total and positions over the blocks of :meth:`FlatWords._changes`: one
+    block's positions are sliced (no copy); several blocks' are joined, in block order, every
+    key's into a new array (so no block's array is kept alive by a slice)."""
+    if len(blocks) == 1:
+        keys, totals, positions, ends = blocks[0]
+        start = 0
+        for key, total, end in zip(keys, totals, ends):
+            yield key, total, positions[start:end]
+            start = end
+        return
+    sums: dict[int, int] = {}
+    parts: dict[int, list[np.ndarray]] = {}
+    for keys, totals, positions, ends in blocks:
+        start = 0
+        for key, total, end in zip(keys, totals, ends):
+            if key in sums:
+                sums[key] += total
+                parts[key].append(positions[start:end])
+            else:
+                sums[key] = total
+                parts[key] = [positions[start:end]]
+            start = end
+    for key, total in sums.items():
+        yield key, total, np.concatenate(parts[key])
 
 
 def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:
@@ -259,7 +362,7 @@ def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:
     chained = nxt[sites[:-1]] == sites[1:]
     if not chained.any():
         return sites
-    index = np.arange(len(sites))
+    index = np.arange(len(sites), dtype=sites.dtype)
     starts = np.maximum.accumulate(np.where(np.concatenate(([True], ~chained)), index, 0))
     return sites[(index - starts) % 2 == 0]
 

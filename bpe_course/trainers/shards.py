@@ -120,7 +120,7 @@ def _serve(conn: Connection, parent: int) -> None:
 
 
 # What a shard is, as it travels home: FlatWords' arrays and index (numpy views are rebuilt).
-_STATE = ("base", "n", "tok", "nxt", "prv", "weight", "owner", "site_positions")
+_STATE = ("base", "n", "typecode", "tok", "nxt", "prv", "weight", "starts", "site_positions")
 
 
 def _state(flat: FlatWords) -> tuple:
@@ -133,7 +133,8 @@ def _restore(state: tuple) -> FlatWords:
     for name, value in zip(_STATE, state):
         setattr(flat, name, value)
     for name in ("tok", "nxt", "prv", "weight"):
-        setattr(flat, f"{name}_np", np.frombuffer(getattr(flat, name), dtype=np.int64))
+        plain = getattr(flat, name)
+        setattr(flat, f"{name}_np", np.frombuffer(plain, dtype=np.dtype(plain.typecode)))
     return flat
 
 

@@ -31,7 +31,7 @@ def show_flat(flat: FlatWords, vocab: Vocab) -> str:
     """The array word by word: position, token (``·`` once merged away), next and previous live
     position (``·``: the sentinel, the word's end). Only the live positions of each word."""
     lines = []
-    starts = [p for p in range(flat.n) if p == 0 or flat.owner[p] != flat.owner[p - 1]]
+    starts = flat.starts.tolist()
     for word, start in enumerate(starts):
         live, p = [], start
         while p != flat.n:
