@@ -19,6 +19,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -72,29 +73,34 @@ def sample_run(spec: dict, interval: float = 0.2) -> tuple[list[dict], dict]:
     if not Path("/proc/self/statm").exists():
         raise BPEInputError("memory over time reads /proc: Linux only")
     command = [sys.executable, "-m", "bpe_course.bench.worker", json.dumps(spec)]
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # one group with its pool, killed whole if we stop
-        env={**os.environ, PARENT_VARIABLE: str(os.getpid())},
-    )
-    samples = []
-    try:
-        while process.poll() is None:
-            rss, cpu, count = tree_usage(process.pid)
-            if rss > 0:  # nothing once the run has ended (a zombie holds no pages)
-                seconds = time.perf_counter() - start
-                samples.append(
-                    {"seconds": seconds, "rss_mb": rss, "cpu_s": cpu, "processes": count}
-                )
-            time.sleep(interval)
-    except BaseException:  # an interrupt (Jupyter's leaves this process alive): stop the run too
-        kill_group(process)
-        raise
-    out, err = process.communicate()
+    # The run's output goes to files, not pipes: a library's result (its merges, as hex) is far
+    # larger than a pipe holds, and the run would wait for a reader until this loop ended.
+    with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            command,
+            stdout=out_file,
+            stderr=err_file,
+            text=True,
+            start_new_session=True,  # one group with its pool, killed whole if we stop
+            env={**os.environ, PARENT_VARIABLE: str(os.getpid())},
+        )
+        samples = []
+        try:
+            while process.poll() is None:
+                rss, cpu, count = tree_usage(process.pid)
+                if rss > 0:  # nothing once the run has ended (a zombie holds no pages)
+                    seconds = time.perf_counter() - start
+                    samples.append(
+                        {"seconds": seconds, "rss_mb": rss, "cpu_s": cpu, "processes": count}
+                    )
+                time.sleep(interval)
+        except BaseException:  # an interrupt (Jupyter's leaves this process alive): stop it too
+            kill_group(process)
+            raise
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
     if process.returncode != 0:
         raise RuntimeError(f"the run failed:\n{err[-2000:]}")
     result = json.loads(out.strip().splitlines()[-1])
@@ -151,7 +157,9 @@ def main(argv: list[str] | None = None) -> None:
         "workers": args.workers,
         "special_tokens": [END_OF_TEXT],
     }
+    load = os.getloadavg()[0]  # the libraries' runs do not record it themselves
     samples, result = sample_run(spec, args.interval)
+    result.setdefault("load_1m", load)
     table = pd.DataFrame(samples)
     arguments = sys.argv[1:] if argv is None else argv
     command = shlex.join(["python", "-m", "bpe_course.bench.memory", *arguments])
