@@ -35,7 +35,8 @@ keys. A pair is only ever made by the merge of its newest token, so after that i
 falls: a heap entry can only be stale downwards, and ``site_positions`` never needs pruning (a
 stale position is skipped when its pair is merged).
 Per merge: O(candidate positions), in numpy or Python; O(distinct changed pairs) in Python.
-Memory: five integers per byte of the distinct words (not of the corpus).
+Memory: four integers per byte of the distinct words (not of the corpus), 32-bit where the
+positions fit (the counts 64-bit), and one per site a merge made (numpy slices, not Python ints).
 Pretokenization counts pieces first (:mod:`bpe_course.counting.pieces`).
 
 What each change paid is measured side by side, version by version (V5, sites, fast), in
@@ -73,7 +74,7 @@ __all__ = ["FlatWords", "merge_loop"]
 SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy
 
 # The positions of a pair's sites: a numpy slice (the pairs of bytes, sliced from one sorted array,
-# and a large merge's sites) or a list (the pairs merges make, and a small merge's sites).
+# and the pairs a large merge makes, and its sites) or a list (what a small merge makes and finds).
 Positions = np.ndarray | list[int]
 
 
@@ -81,9 +82,12 @@ class FlatWords:
     """The distinct words as one array of token ids with links, and where each pair occurs.
 
     ``tok[i]`` is the token at position ``i`` (-1 once merged away); ``nxt``/``prv`` link the live
-    positions of a word; position ``n`` is a sentinel (token -1) that word ends link to. Each array
-    is an ``array.array`` (fast to index from Python) and a numpy view of the same memory (fast on
-    many positions at once). ``site_positions[pair]`` lists the left positions where the pair was
+    positions of a word; position ``n`` is a sentinel (token -1) that word ends link to;
+    ``weight[i]`` is the count of the word holding position ``i``, and ``word_ends`` the last
+    position of each word (whose word a position is, found by bisection: an array of owners
+    would cost one more integer per byte). Each array is an ``array.array`` (fast to index from
+    Python) and a numpy view of the same memory (fast on many positions at once); positions and
+    tokens are 32-bit integers when the words hold under 2**31 bytes, else 64-bit. ``site_positions[pair]`` lists the left positions where the pair was
     made; it is never pruned (a pair only ever loses occurrences), so candidates are checked when
     used.
     """
@@ -92,22 +96,25 @@ class FlatWords:
         self.base = vocab_size  # pair code = left * base + right
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
         n = self.n = int(lengths.sum())
-        ends = np.cumsum(lengths) - 1
-        tok = np.empty(n + 1, dtype=np.int64)
+        index = np.int32 if n + 2 < 2**31 else np.int64  # positions, and token ids (< n + 2)
+        ends = (np.cumsum(lengths) - 1).astype(index)
+        tok = np.empty(n + 1, dtype=index)
         tok[:n] = np.frombuffer(b"".join(words), dtype=np.uint8)
         tok[n] = -1
-        nxt = np.arange(1, n + 2, dtype=np.int64)
+        self.tok, self.tok_np = _shared(tok)
+        del tok
+        nxt = np.arange(1, n + 2, dtype=index)
         nxt[ends] = n
-        prv = np.arange(-1, n, dtype=np.int64)
+        self.nxt, self.nxt_np = _shared(nxt)
+        del nxt
+        prv = np.arange(-1, n, dtype=index)
         prv[ends[:-1] + 1] = n
         prv[0] = n
-        weight = np.append(np.repeat(np.asarray(counts, dtype=np.int64), lengths), 0)
-        owner = np.repeat(np.arange(len(words), dtype=np.int64), lengths)
-        self.tok, self.tok_np = _shared(tok)
-        self.nxt, self.nxt_np = _shared(nxt)
         self.prv, self.prv_np = _shared(prv)
+        del prv
+        weight = np.append(np.repeat(np.asarray(counts, dtype=np.int64), lengths), 0)
         self.weight, self.weight_np = _shared(weight)
-        self.owner, _ = _shared(owner)
+        self.word_ends = ends
         # a pair's left positions: a numpy slice for the pairs of bytes (one sorted array holds
         # them all), a list for the pairs merges make (appended to, in Python)
         self.site_positions: dict[int, Positions] = {}
@@ -115,7 +122,7 @@ class FlatWords:
     def pair_counts(self) -> dict[int, int]:
         """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``."""
         tok, nxt, n = self.tok_np, self.nxt_np, self.n
-        left = np.flatnonzero(nxt[:n] != n)
+        left = np.flatnonzero(nxt[:n] != n).astype(tok.dtype)
         codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536
         totals = np.bincount(codes, weights=self.weight_np[left], minlength=65536)
         order = np.argsort(codes, kind="stable")  # a radix sort: left positions by pair, in order
@@ -216,7 +223,9 @@ class FlatWords:
             neighbours = ordered[starts].tolist()
             weights = np.concatenate((weight[left_side], weight[right_side]))[order]
             totals = np.add.reduceat(weights, starts).tolist()
-            positions = np.concatenate((left_of[left_side], sites[right_side]))[order].tolist()
+            # one array for all the pairs made, each keeping a slice of it (a Python int per
+            # position would cost several times the memory, for pairs that are mostly never merged)
+            positions = np.concatenate((left_of[left_side], sites[right_side]))[order]
             ends = [*starts[1:].tolist(), len(positions)]
         start = 0
         for neighbour, total, end in zip(neighbours, totals, ends):
@@ -227,14 +236,14 @@ class FlatWords:
                 pair_counts[b * base + neighbour - base] -= total
                 code = new * base + neighbour - base
             made[code] = total
-            site_positions[code] = positions[start:end]  # one list, sliced: no array per pair
+            site_positions[code] = positions[start:end]
             start = end
         if touch.any():  # the middle of a b a b: (b, a) lost, (N, N) made
             middle = np.flatnonzero(touch)
             total = int(weight[middle].sum())
             pair_counts[b * base + a] -= total
             made[new * base + new] = total
-            site_positions[new * base + new] = sites[middle].tolist()
+            site_positions[new * base + new] = sites[middle]
         # rewrite: the new token at each site, its right token unlinked
         tok[sites] = new
         tok[right] = -1
@@ -243,15 +252,25 @@ class FlatWords:
         return made, sites
 
     def words_with(self, sites: Positions) -> int:
-        owner = self.owner
-        return len({owner[p] for p in sites})
+        """How many distinct words hold these positions."""
+        return len(np.unique(np.searchsorted(self.word_ends, np.asarray(sites, dtype=np.int64))))
+
+    @property
+    def owner(self) -> np.ndarray:
+        """The word of every position (made on demand, for the notebooks' by-hand views)."""
+        return np.searchsorted(self.word_ends, np.arange(self.n))
 
 
 def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
     """An ``array.array`` and a numpy view of the same memory: one copy, two fast ways in."""
-    plain = array("q")
+    plain = array("i" if values.dtype == np.int32 else "q")
     plain.frombytes(values.data.cast("B"))  # straight from numpy's memory: no bytes made
-    return plain, np.frombuffer(plain, dtype=np.int64)
+    return plain, view(plain)
+
+
+def view(plain: array) -> np.ndarray:
+    """The numpy view of one of :class:`FlatWords`' arrays."""
+    return np.frombuffer(plain, dtype=np.int32 if plain.typecode == "i" else np.int64)
 
 
 def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:

@@ -50,7 +50,7 @@ from bpe_course.trainers.common import (
     record_merge,
     warn_exhausted,
 )
-from bpe_course.trainers.fast import FlatWords
+from bpe_course.trainers.fast import FlatWords, view
 from bpe_course.trainers.v5_heap import PairKeys, best_pairs, build_heap
 from bpe_course.trainers.waiting import WaitingPairs
 
@@ -120,7 +120,7 @@ def _serve(conn: Connection, parent: int) -> None:
 
 
 # What a shard is, as it travels home: FlatWords' arrays and index (numpy views are rebuilt).
-_STATE = ("base", "n", "tok", "nxt", "prv", "weight", "owner", "site_positions")
+_STATE = ("base", "n", "tok", "nxt", "prv", "weight", "word_ends", "site_positions")
 
 
 def _state(flat: FlatWords) -> tuple:
@@ -133,7 +133,7 @@ def _restore(state: tuple) -> FlatWords:
     for name, value in zip(_STATE, state):
         setattr(flat, name, value)
     for name in ("tok", "nxt", "prv", "weight"):
-        setattr(flat, f"{name}_np", np.frombuffer(getattr(flat, name), dtype=np.int64))
+        setattr(flat, f"{name}_np", view(getattr(flat, name)))
     return flat
 
 
