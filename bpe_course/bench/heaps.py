@@ -1,6 +1,7 @@
 """Heaps' law on the real text of this machine: distinct GPT-2 pretokens against pretokens.
 
     python -m bpe_course.bench.heaps [--sources python c_headers ...] [--seed 0] [--csv PATH]
+    python -m bpe_course.bench.heaps --files owt_train.txt [--csv PATH]
 
 Each source is real text already on a Debian machine: the Python standard library's sources, the
 C headers, the manual pages in English and in translation (troff source, the markup included),
@@ -101,6 +102,21 @@ def documents(names: list[str], seed: int = 0) -> Iterator[str]:
         yield item if "\n" in item else _read(item)
 
 
+def file_texts(paths: list[str], block: int = 1 << 20) -> Iterator[str]:
+    """A reader's own text files in the order given, in blocks of about ``block`` bytes cut
+    after a newline (so no word is cut in two), for :func:`heaps_points`."""
+    for path in paths:
+        rest = b""
+        with open(path, "rb") as f:
+            while data := f.read(block):
+                data = rest + data
+                cut = data.rfind(b"\n") + 1 or len(data)
+                rest = data[cut:]
+                yield data[:cut].decode("utf-8", errors="replace")
+        if rest:
+            yield rest.decode("utf-8", errors="replace")
+
+
 def heaps_points(texts: Iterator[str]) -> pd.DataFrame:
     """``n`` (pretokens so far), ``W`` (distinct pretokens so far) and ``bytes`` (UTF-8 bytes so
     far) at every checkpoint ``FIRST_CHECKPOINT * 2^k`` passed, and at the end."""
@@ -166,11 +182,23 @@ def main(argv: list[str] | None = None) -> None:
     names = [*SOURCES, MIXED]
     parser.add_argument("--sources", nargs="+", default=names, choices=names)
     parser.add_argument("--seed", type=int, default=0, help="the order of the documents")
+    parser.add_argument(
+        "--files",
+        nargs="+",
+        metavar="PATH",
+        help="count these text files instead (in the order given: e.g. OpenWebText's sample)",
+    )
     parser.add_argument("--csv", default=None, metavar="PATH")
     args = parser.parse_args(argv)
     arguments = sys.argv[1:] if argv is None else argv
     command = shlex.join(["python", "-m", "bpe_course.bench.heaps", *arguments])
     tables = []
+    if args.files:
+        table = heaps_points(file_texts(args.files)).assign(
+            source="files", description=" ".join(args.files)
+        )
+        tables.append(table)
+        args.sources = []
     for name in args.sources:
         parts = list(SOURCES) if name == MIXED else [name]
         description = "all the sources above, their documents shuffled together"
