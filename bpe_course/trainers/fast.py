@@ -71,6 +71,7 @@ from bpe_course.trainers.waiting import WaitingPairs
 __all__ = ["FlatWords", "merge_loop"]
 
 
+PAIR_CHUNK = 1 << 24  # positions per chunk when the pairs of bytes are first counted
 SMALL = 48  # below this many candidate positions a merge is cheaper in plain Python than numpy
 
 # The positions of a pair's sites: a numpy slice (the pairs of bytes, sliced from one sorted array,
@@ -83,7 +84,8 @@ class FlatWords:
 
     ``tok[i]`` is the token at position ``i`` (-1 once merged away); ``nxt``/``prv`` link the live
     positions of a word; position ``n`` is a sentinel (token -1) that word ends link to;
-    ``weight[i]`` is the count of the word holding position ``i``, and ``word_ends`` the last
+    ``weight[i]`` is the count of the word holding position ``i`` (32-bit when every count fits,
+    summed in 64 bits), and ``word_ends`` the last
     position of each word (whose word a position is, found by bisection: an array of owners
     would cost one more integer per byte). Each array is an ``array.array`` (fast to index from
     Python) and a numpy view of the same memory (fast on many positions at once); positions and
@@ -112,27 +114,46 @@ class FlatWords:
         prv[0] = n
         self.prv, self.prv_np = _shared(prv)
         del prv
-        weight = np.append(np.repeat(np.asarray(counts, dtype=np.int64), lengths), 0)
-        self.weight, self.weight_np = _shared(weight)
+        counts_np = np.asarray(counts, dtype=np.int64)
+        small = len(counts_np) == 0 or int(counts_np.max()) < 2**31  # sums are taken in 64 bits
+        weight = np.repeat(counts_np.astype(np.int32 if small else np.int64), lengths)
+        self.weight, self.weight_np = _shared(np.append(weight, np.zeros(1, weight.dtype)))
+        del weight, counts_np
         self.word_ends = ends
         # a pair's left positions: a numpy slice for the pairs of bytes (one sorted array holds
         # them all), a list for the pairs merges make (appended to, in Python)
         self.site_positions: dict[int, Positions] = {}
 
     def pair_counts(self) -> dict[int, int]:
-        """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``."""
+        """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``.
+
+        The positions are taken ``PAIR_CHUNK`` at a time (the temporary arrays of a sort over
+        all of them at once would take several times the words' own arrays); a pair's
+        positions, in order, are one chunk's slice, or the slices of all chunks joined."""
         tok, nxt, n = self.tok_np, self.nxt_np, self.n
-        left = np.flatnonzero(nxt[:n] != n).astype(tok.dtype)
-        codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536
-        totals = np.bincount(codes, weights=self.weight_np[left], minlength=65536)
-        order = np.argsort(codes, kind="stable")  # a radix sort: left positions by pair, in order
+        totals = np.zeros(65536)
+        parts = []  # per chunk: its left positions sorted by pair, where each pair's run ends
+        for low in range(0, n, PAIR_CHUNK):
+            high = min(n, low + PAIR_CHUNK)
+            left = np.flatnonzero(nxt[low:high] != n).astype(tok.dtype)
+            left += low
+            codes = (tok[left] * 256 + tok[nxt[left]]).astype(np.uint16)  # bytes: < 65536
+            totals += np.bincount(codes, weights=self.weight_np[left], minlength=65536)
+            order = np.argsort(codes, kind="stable")  # a radix sort: positions by pair, in order
+            parts.append((left[order], np.cumsum(np.bincount(codes, minlength=65536))))
+            del left, codes, order
         found = np.flatnonzero(totals)
-        ends = np.cumsum(np.bincount(codes, minlength=65536))[found]
-        starts = np.concatenate(([0], ends[:-1])).tolist()
-        positions = left[order]  # sliced, not made a list: a million Python ints cost 50 ms
         pairs = ((found // 256) * self.base + found % 256).tolist()
-        for pair, start, end in zip(pairs, starts, ends.tolist()):
-            self.site_positions[pair] = positions[start:end]
+        for part, (positions, ends) in enumerate(parts):
+            starts = np.concatenate(([0], ends[:-1]))
+            parts[part] = (positions, starts[found].tolist(), ends[found].tolist())
+        for k, pair in enumerate(pairs):
+            if len(parts) == 1:  # sliced, not made a list: a million Python ints cost 50 ms
+                positions, starts, ends = parts[0]
+                self.site_positions[pair] = positions[starts[k] : ends[k]]
+            else:
+                joined = [positions[starts[k] : ends[k]] for positions, starts, ends in parts]
+                self.site_positions[pair] = np.concatenate(joined)
         return dict(zip(pairs, totals[found].astype(np.int64).tolist()))
 
     def merge(
@@ -222,6 +243,7 @@ class FlatWords:
             starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
             neighbours = ordered[starts].tolist()
             weights = np.concatenate((weight[left_side], weight[right_side]))[order]
+            weights = weights.astype(np.int64, copy=False)  # a sum of 32-bit counts: 64 bits
             totals = np.add.reduceat(weights, starts).tolist()
             # one array for all the pairs made, each keeping a slice of it (a Python int per
             # position would cost several times the memory, for pairs that are mostly never merged)
@@ -240,7 +262,7 @@ class FlatWords:
             start = end
         if touch.any():  # the middle of a b a b: (b, a) lost, (N, N) made
             middle = np.flatnonzero(touch)
-            total = int(weight[middle].sum())
+            total = int(weight[middle].sum(dtype=np.int64))
             pair_counts[b * base + a] -= total
             made[new * base + new] = total
             site_positions[new * base + new] = sites[middle]
