@@ -50,6 +50,7 @@ and least where most merges are small. Changes 4 and 5 were also measured alone.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import cast
 
@@ -119,7 +120,7 @@ class FlatWords:
         weight = np.repeat(counts_np.astype(np.int32 if small else np.int64), lengths)
         self.weight, self.weight_np = _shared(np.append(weight, np.zeros(1, weight.dtype)))
         del weight, counts_np
-        self.word_ends = ends
+        self.word_ends, self.word_ends_np = _shared(ends)
         # a pair's left positions: a numpy slice for the pairs of bytes (one sorted array holds
         # them all), a list for the pairs merges make (appended to, in Python)
         self.site_positions: dict[int, Positions] = {}
@@ -274,13 +275,16 @@ class FlatWords:
         return made, sites
 
     def words_with(self, sites: Positions) -> int:
-        """How many distinct words hold these positions."""
-        return len(np.unique(np.searchsorted(self.word_ends, np.asarray(sites, dtype=np.int64))))
+        """How many distinct words hold these positions (for an ``on_merge`` callback)."""
+        if len(sites) < SMALL:  # numpy's fixed cost per call would dominate
+            ends = self.word_ends
+            return len({bisect_left(ends, p) for p in sites})
+        return len(np.unique(np.searchsorted(self.word_ends_np, np.asarray(sites))))
 
     @property
     def owner(self) -> np.ndarray:
         """The word of every position (made on demand, for the notebooks' by-hand views)."""
-        return np.searchsorted(self.word_ends, np.arange(self.n))
+        return np.searchsorted(self.word_ends_np, np.arange(self.n))
 
 
 def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:

@@ -132,7 +132,7 @@ def _restore(state: tuple) -> FlatWords:
     flat = FlatWords.__new__(FlatWords)
     for name, value in zip(_STATE, state):
         setattr(flat, name, value)
-    for name in ("tok", "nxt", "prv", "weight"):
+    for name in ("tok", "nxt", "prv", "weight", "word_ends"):
         setattr(flat, f"{name}_np", view(getattr(flat, name)))
     return flat
 
