@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import matplotlib
@@ -106,6 +108,34 @@ def test_memory_over_time_counts_the_workers(tmp_path, monkeypatch) -> None:
     summary = memory.summarize(samples)
     assert summary["machine"] == machine_label() and summary["workers"] == 2
     assert summary["interval_s"] == 0.01 and summary["peak_rss_children_mb"] > 0
+
+
+BIG_RESULT = """
+def train(path, vocab_size, special_tokens):
+    merges = [(bytes([i % 256]) * 20, bytes([i % 251]) * 20) for i in range(20_000)]
+    return {}, merges
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_memory_over_time_takes_a_result_larger_than_a_pipe(tmp_path) -> None:
+    # a library's result holds its merges as hex: megabytes, where a pipe holds 64 KB; read only
+    # once the run ended, the run waited for a reader forever
+    (tmp_path / "big.py").write_text(BIG_RESULT)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a cat sat")
+    script = (
+        "from bpe_course.bench.memory import sample_run\n"
+        f"spec = dict(corpus={str(corpus)!r}, version='big:train', vocab_size=300, workers=1, "
+        "special_tokens=[])\n"
+        "print(sample_run(spec, 0.05)[1]['merges'])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "20000"
 
 
 def test_a_size_with_a_decimal_point_names_the_course_corpus(tmp_path, monkeypatch) -> None:

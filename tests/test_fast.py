@@ -40,6 +40,36 @@ def test_each_path_matches_v1(small: int, word_counts, merges: int) -> None:
             fast.SMALL = original
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 24])
+@settings(max_examples=60, deadline=None)
+@given(word_counts=st.one_of(runs_and_repeats, any_bytes), merges=st.integers(1, 40))
+def test_pairs_counted_in_chunks_match_v1(chunk: int, word_counts, merges: int) -> None:
+    # the pairs of bytes counted a few positions at a time (a large corpus's words take many
+    # chunks): each pair's positions joined in order, whatever the chunk
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = v1_naive.merge_loop(word_counts, 257 + merges, ["<|endoftext|>"])
+        original = fast._BLOCK
+        fast._BLOCK = chunk
+        try:
+            assert fast.merge_loop(word_counts, 257 + merges, ["<|endoftext|>"]) == expected
+        finally:
+            fast._BLOCK = original
+
+
+def test_counts_past_32_bits_keep_64_bit_weights() -> None:
+    word_counts = {b"abc": 2**31 + 5, b"abd": 3, b"bc": 2**31}
+    expected = v1_naive.merge_loop(word_counts, 256 + 3)
+    assert fast.merge_loop(word_counts, 256 + 3) == expected
+    flat = fast.FlatWords(list(word_counts), list(word_counts.values()), 300)
+    assert flat.weight_np.dtype.itemsize == 8
+    assert fast.FlatWords([b"ab"], [7], 300).weight_np.dtype.itemsize == 4
+    # 32-bit counts whose sums pass 2**31 on the numpy path: (x, N) sums thirty words' counts
+    word_counts = {bytes([x]) + b"ab" + bytes([y]): 2**30 for x in b"xyz" for y in range(30)}
+    assert fast.FlatWords([b"ab"], [2**30], 300).weight_np.dtype.itemsize == 4
+    assert fast.merge_loop(word_counts, 256 + 6) == v1_naive.merge_loop(word_counts, 256 + 6)
+
+
 def test_many_runs_take_the_numpy_path() -> None:
     # Hundreds of distinct words of runs: (a, a) has far more candidates than SMALL, and the
     # runs overlap (a a a keeps its first two), so _every_other decides the sites.

@@ -86,6 +86,21 @@ def _large_runs() -> Figure:
     return plot_large_runs(pd.DataFrame([summarize(t) for t in samples]), samples[-1])
 
 
+def _growing_runs() -> Figure:
+    from bpe_course.bench.memory import summarize
+    from bpe_course.plots.large_run import plot_growing_runs
+
+    rows = []
+    for shape in ("growing", "wide"):
+        for path in (NOTEBOOKS / "results").glob(f"memory_{shape}_*.csv"):
+            table = pd.read_csv(path)
+            table["repeat"] = table.get("repeat", 1)
+            for (version, _), samples in table.groupby(["version", "repeat"]):
+                row = summarize(samples.reset_index(drop=True))
+                rows.append(row | {"shape": shape, "version": version})
+    return plot_growing_runs(pd.DataFrame(rows), 4000)
+
+
 def _merge_growth() -> Figure:
     from bpe_course.plots.large_run import plot_merge_growth
 
@@ -206,6 +221,7 @@ def course_figures() -> Iterator[tuple[str, Callable[[], Figure]]]:
     )
     yield "memory", _memory
     yield "large runs", _large_runs
+    yield "growing runs", _growing_runs
     yield "merge growth", _merge_growth
     yield "against fast", _against_fast
     yield "stepper", _stepper

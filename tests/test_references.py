@@ -35,6 +35,7 @@ SOURCES = {
     r"SortedDict": "sortedcontainers",
     r"[Hh]ypothesis": "property-based testing",
     r"Heaps' law": "Information Retrieval: Computational and Theoretical Aspects",
+    r"Simon process": "On a Class of Skew Distribution Functions",
 }
 
 

@@ -123,11 +123,12 @@ RECORDED = (
 
 def summarize(samples) -> dict:
     """One run's row from its samples table (as :func:`main` writes it): size, phases, peak
-    memory over all processes, CPU seconds of all of them, and the command."""
+    memory over all processes, CPU seconds of all of them, and the command (a library's run has
+    no phases and no word count: NaN there)."""
     last = samples.iloc[-1]
     keys = ("corpus", "size_bytes", "pretokenize_s", "merge_s", "total_s", "words", "merges")
     return (
-        {key: last[key] for key in keys}
+        {key: last.get(key, float("nan")) for key in keys}  # a library reports no phases, no words
         | {
             "peak_mb": float(samples["rss_mb"].max()),
             "cpu_s": float(samples["cpu_s"].max()),
@@ -158,7 +159,9 @@ def main(argv: list[str] | None = None) -> None:
         "workers": args.workers,
         "special_tokens": [END_OF_TEXT],
     }
+    load = os.getloadavg()[0]  # the libraries' runs do not record it themselves
     samples, result = sample_run(spec, args.interval)
+    result.setdefault("load_1m", load)
     table = pd.DataFrame(samples)
     arguments = sys.argv[1:] if argv is None else argv
     command = shlex.join(["python", "-m", "bpe_course.bench.memory", *arguments])

@@ -37,13 +37,17 @@ def add_generate_action(actions) -> None:
         help="write an offline corpus of real English words (no network needed)",
         description="Write a corpus generated from the package's word list: children's stories "
         "shaped like TinyStories (--shape stories, the default) or encyclopedic articles with "
-        "many times the distinct words (--shape wide; notebook 04 measures how many). Streamed "
+        "many times the distinct words (--shape wide; notebook 04 measures how many), or text whose "
+        "distinct words keep growing with its size as real text's do (--shape growing). Streamed "
         "in bounded memory with a progress bar; written to a .partial file, renamed when whole. "
         "The same seed gives the same bytes.",
     )
     generate.add_argument("--size", required=True, help="like 5MB, 21.5MB or 2.1GB (decimal units)")
     generate.add_argument(
-        "--shape", default="stories", choices=["stories", "wide"], help="default: stories"
+        "--shape",
+        default="stories",
+        choices=["stories", "wide", "growing"],
+        help="default: stories",
     )
     generate.add_argument("--seed", type=int, default=0, help="random seed, 0 or more (default: 0)")
     generate.set_defaults(run=run_data_generate)

@@ -45,9 +45,16 @@ def _wide(seed: int) -> Iterator[bytes]:
     return wide_blocks(seed, GENERATOR_VERSION)
 
 
+def _growing(seed: int) -> Iterator[bytes]:
+    from bpe_course.corpora.growing import growing_blocks  # lazy: start-up (numpy, this shape only)
+
+    return growing_blocks(seed, GENERATOR_VERSION)
+
+
 SHAPES: dict[str, tuple[Callable[[int], Iterator[bytes]], str]] = {
     "stories": (_stories, "children's stories shaped like TinyStories (few distinct words)"),
     "wide": (_wide, "encyclopedic articles: names, numbers, dates, ~12x the distinct words"),
+    "growing": (_growing, "words whose number keeps growing with the text, as in real text"),
 }
 
 

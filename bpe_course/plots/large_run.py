@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from bpe_course.plots import style
 from bpe_course.plots.common import version_color
@@ -92,5 +92,63 @@ def plot_merge_growth(table: pd.DataFrame, title: str = "") -> Figure:
     lines = ax.get_lines() + twin.get_lines()
     ax.legend(lines, [str(line.get_label()) for line in lines], fontsize=12, loc="upper right")
     ax.set_title(title or "fast's merge loop as the vocabulary grows", fontsize=13)
+    fig.tight_layout()
+    return fig
+
+
+def plot_growing_runs(summary: pd.DataFrame, memory_target_mb: float | None = None) -> Figure:
+    """The runs of notebook 13 at OpenWebText's scale, one line per corpus shape and version
+    through the medians of its runs (each run a dot), against corpus size: the distinct words
+    counted, the seconds end to end (with linear growth from the smallest size drawn for each
+    line), and the highest memory sample of all processes. ``summary``: one row per run with
+    ``shape``, ``version``, ``size_bytes``, ``words``, ``total_s``, ``peak_mb``."""
+    fig, axes = plt.subplots(3, 1, figsize=(style.MAX_WIDTH, 10.0), sharex=True)
+    words_ax, time_ax, memory_ax = axes
+    for (shape, version), runs in summary.groupby(["shape", "version"], sort=True):
+        gb = runs["size_bytes"] / 1e9
+        medians = runs.groupby(gb)[["words", "total_s", "peak_mb"]].median()
+        line = "-" if shape == "growing" else "--"
+        color = version_color(version)
+        label = f"{version}, {shape}"
+        for ax, column in ((words_ax, "words"), (time_ax, "total_s"), (memory_ax, "peak_mb")):
+            if runs[column].notna().any():
+                ax.plot(medians.index, medians[column], line, marker="o", color=color, label=label)
+                ax.plot(gb, runs[column], ".", color=color, ms=5, alpha=0.6)
+        smallest = medians.index.min()
+        if len(medians) > 1:
+            rate = medians["total_s"].iloc[0] / smallest
+            x = np.array([smallest, medians.index.max()])
+            time_ax.plot(x, rate * x, ":", color=color, lw=1.2)
+    if memory_target_mb:
+        low, high = memory_ax.get_ylim()
+        memory_ax.set_ylim(low, max(high, memory_target_mb * 1.6))
+        memory_ax.axhline(memory_target_mb, color="tab:red", lw=1.2, ls="-.")
+        memory_ax.annotate(
+            f"target: {memory_target_mb:,.0f} MB",
+            (summary["size_bytes"].min() / 1e9, memory_target_mb),
+            xytext=(0, 4),
+            textcoords="offset points",
+            fontsize=12,
+            color="tab:red",
+        )
+    words_ax.set_ylabel("distinct words\n(log)", fontsize=13)
+    time_ax.set_ylabel("seconds, end to end\n(log; dotted: linear)", fontsize=13)
+    memory_ax.set_ylabel("highest memory (MB),\nall processes (log)", fontsize=13)
+    memory_ax.set_xlabel("corpus size (GB, log)", fontsize=13)
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.tick_params(labelsize=12)
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.10g}"))
+            axis.set_minor_formatter(NullFormatter())
+    sizes = sorted(set(np.round(summary["size_bytes"] / 1e9, 2)))
+    memory_ax.set_xticks(sizes)
+    # every line has times (a library counts no words): the legend from those, where the words'
+    # panel has room
+    handles, labels = time_ax.get_legend_handles_labels()
+    words_ax.legend(handles, labels, fontsize=12, loc="center right")
+    words_ax.set_title("growing and saturating corpora at vocab 32,000", fontsize=13)
     fig.tight_layout()
     return fig
