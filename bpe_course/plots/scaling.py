@@ -97,7 +97,7 @@ def plot_speedups(
     ax.legend(fontsize=style.SMALLEST, loc="upper right")
     ax.set_title(
         f"Speed-up over V1, {size_mb:g} MB, vocab {vocab_size:,}: {describe(table)}\n"
-        f"ranked where the repeats are apart: {ranking(ours)}\npost: {V1_V5_POST}",
+        f"neighbours only, > where apart: {ranking(ours)}\npost: {V1_V5_POST}",
         fontsize=style.SMALLEST,
     )
     fig.tight_layout()
