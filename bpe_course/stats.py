@@ -30,9 +30,19 @@ def ranges_apart(low_a: Any, high_a: Any, low_b: Any, high_b: Any) -> Any:
     return below(high_a, low_b) | below(high_b, low_a)
 
 
+def ranked_key(sign: str = "<") -> str:
+    """The legend printed beside a :func:`ranked` chain: the signs compare neighbours only."""
+    return (
+        f"(neighbours only: {sign} where two side by side have ranges apart, ≈ where they overlap; "
+        "the chain is not transitive: two not side by side may overlap across a "
+        f"{sign} or be apart across a ≈)"
+    )
+
+
 def ranked(ranges: pd.DataFrame, sign: str = " < ", label: Callable[[Any], str] = str) -> str:
     """``ranges`` (columns ``min`` and ``max``) in its own order, best first, joined by ``sign``
-    where two neighbours' ranges are apart and by ``≈`` where they overlap (not ranked)."""
+    where two neighbours' ranges are apart and by ``≈`` where they overlap (not ranked). Only
+    neighbours are compared: print :func:`ranked_key` beside the chain."""
     names = list(ranges.index)
     if not names:
         return ""

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from bpe_course.bench.beyond import paired_ratios
-from bpe_course.stats import LOAD_COLUMNS, ranges_apart, ranked, where_measured
+from bpe_course.stats import LOAD_COLUMNS, ranges_apart, ranked, ranked_key, where_measured
 
 T = TypeVar("T")
 
@@ -147,8 +147,13 @@ def ratio_text(table: pd.DataFrame, job: str, reference: str) -> str:
 
 def ranking_text(table: pd.DataFrame) -> str:
     """The jobs fastest first, ``<`` between two whose ranges are apart and ``≈`` where they
-    overlap (not ranked by this run)."""
+    overlap (not ranked by this run); neighbours only, so print :func:`ranking_key` beside it."""
     return ranked(spread(table).sort_values("median"), " < ")
+
+
+def ranking_key() -> str:
+    """The legend of :func:`ranking_text`: neighbours only, the chain not transitive."""
+    return ranked_key("<")
 
 
 def compare(table: pd.DataFrame, slower: str, faster: str) -> str:

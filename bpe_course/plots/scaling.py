@@ -98,7 +98,7 @@ def plot_speedups(
     fig.legend(fontsize=style.SMALLEST, loc="lower center", ncol=2, frameon=False)
     ax.set_title(
         f"Speed-up over V1, {size_mb:g} MB, vocab {vocab_size:,}: {describe(table)}\n"
-        f"ranked where the repeats are apart: {ranking(ours)}\npost: {V1_V5_POST}",
+        f"neighbours only, > where apart: {ranking(ours)}\npost: {V1_V5_POST}",
         fontsize=style.SMALLEST,
     )
     fig.tight_layout(rect=(0, 0.07, 1, 1))

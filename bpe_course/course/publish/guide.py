@@ -579,7 +579,7 @@ def stored_11_versions() -> str:
                 for v, r in ranges.iterrows()
             )
             ranked = (
-                f"; ranked where the ranges are apart: {ranking(ranges)}"
+                f"; neighbours ranked where the ranges are apart (not transitive): {ranking(ranges)}"
                 if ranges["count"].min() >= 3
                 else f"; {int(ranges['count'].min())} run(s) a cell, not ranked"
             )
