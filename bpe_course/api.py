@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bpe_course.bars import progress_bar
-from bpe_course.counting import count_words, plan
+from bpe_course.counting import count_words
 from bpe_course.counting.sources import Corpus, check_file, describe
-from bpe_course.errors import BPEInputError
+from bpe_course.errors import BPEInputError, WordTooLongError
 from bpe_course.trainers import Trainer, get_trainer
 from bpe_course.trainers.common import MergeEvent, Merges, OnMerge, Vocab, check_training_arguments
 
@@ -63,14 +63,18 @@ def train_bpe(
     if scheduler is not None and not (isinstance(scheduler, str) and scheduler):
         raise BPEInputError(f"scheduler must be 'local' or an address, not {scheduler!r}")
     start = time.perf_counter()
-    word_counts = count_words(
-        input_path,
-        special_tokens,
-        workers if trainer.parallel or scheduler is not None else 1,
-        counter=trainer.counter,
-        scheduler=scheduler,
-        progress=progress,
-    )
+    try:
+        word_counts = count_words(
+            input_path,
+            special_tokens,
+            workers if trainer.parallel or scheduler is not None else 1,
+            counter=trainer.counter,
+            scheduler=scheduler,
+            progress=progress,
+            max_word_bytes=trainer.max_word_bytes,
+        )
+    except WordTooLongError as err:  # one line still, naming the version and who trains longer
+        raise WordTooLongError(f"{err}; {trainer.word_limit_note()}") from None
     if not word_counts:
         raise BPEInputError(
             f"{describe(input_path)} holds no text to train on (it is empty, or holds only special "
@@ -104,10 +108,10 @@ def learn_merges(
     special_tokens = () if special_tokens is None else special_tokens
     check_training_arguments(vocab_size, special_tokens)
     longest = max(map(len, word_counts), default=0)
-    if longest > plan.MAX_WORD_BYTES:  # counted elsewhere: the counting would have refused it
-        raise BPEInputError(
-            f"a word of {longest} bytes is longer than {plan.MAX_WORD_BYTES}: the merge loops hold "
-            "every word whole, so none this long is trained on"
+    if longest > trainer.word_limit:  # counted elsewhere: the counting would have refused it
+        raise WordTooLongError(
+            f"a word of {longest} bytes is longer than {trainer.word_limit}: the merge loops hold "
+            f"every word whole, so none this long is trained on; {trainer.word_limit_note()}"
         )
     return _run_merge_loop(
         trainer, word_counts, vocab_size, special_tokens, progress, on_merge, **options

@@ -8,6 +8,11 @@ class BPEInputError(ValueError):
     """Bad input to training: a missing file, invalid UTF-8, an impossible vocabulary size..."""
 
 
+class WordTooLongError(BPEInputError):
+    """A word (pretoken) longer than the trainer trains on: found while counting, before it is
+    read whole (:data:`bpe_course.counting.plan.MAX_WORD_BYTES`)."""
+
+
 class VocabularyExhaustedWarning(UserWarning):
     """Training stopped early: no pair of tokens was left to merge."""
 

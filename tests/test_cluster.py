@@ -194,6 +194,11 @@ def test_a_word_too_long_names_the_shard_and_the_offset(client, shards, tmp_path
         BPEInputError, match=rf"long\.txt: a word longer than {MAX_WORD_BYTES} bytes covers "
     ):
         count_words_on_cluster([shards, long], [EOT], client=client, tasks=8)
+    # under a larger limit (a long-word version's, issue 37): counted on the workers
+    counts = count_words_on_cluster(
+        [long], [EOT], client=client, tasks=8, max_word_bytes=2 * MAX_WORD_BYTES
+    )
+    assert max(map(len, counts)) == MAX_WORD_BYTES + 500_000
 
 
 def test_the_cli_flag_with_an_address(client, shards, tmp_path, capsys) -> None:

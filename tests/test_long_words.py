@@ -1,6 +1,7 @@
 """One very long word (issue 36, item 11): a line of Chinese with no punctuation, a run of one
-character. The merge loops hold every word whole, at many times its bytes, so a word over
-MAX_WORD_BYTES is refused in one line: found while planning (a stretch with no safe cut), before
+character. The merge loops hold every word whole, at many times its bytes, so a word over the
+version's limit (MAX_WORD_BYTES, or its registry entry's larger one: tests/test_word_limits.py)
+is refused in one line: found while planning (a stretch with no safe cut), before
 it is read whole, or in a chunk's counts; a .gz stream finds it in the text it holds back. A
 word at the limit is counted, and a stretch with no safe cut made of special tokens is no word.
 Peak memory (VmHWM) is read in a fresh process."""
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 KANJI = "漢字かな"  # 12 bytes: letters all, no cut between them
-WORD_MB = 16  # over long_stretch_bytes(): planning finds it
+WORD_MB = 16  # over long_stretch_bytes(): planning finds it (for the 1 MB limit)
 # The whole run's peak (Python, numpy, the trainer's module, the planning's reads) when the word
 # is refused before it is read: about a tenth of what the smallest trainer took for it.
 BOUND_MB = 300
@@ -43,17 +44,35 @@ print(json.dumps({"code": code, "peak_mb": peak / 1024}))
 
 
 @pytest.fixture(scope="module")
-def one_word(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("long") / "one_word.txt"
-    path.write_text(KANJI * (WORD_MB * 1_000_000 // 12) + "\n", encoding="utf-8")
-    return path
+def one_word_of(tmp_path_factory):
+    """A file of one word over long_stretch_bytes() for a version's limit (one file per size)."""
+    made: dict[int, Path] = {}
+
+    def make(version: str) -> Path:
+        mb = word_mb(version)
+        if mb not in made:
+            made[mb] = tmp_path_factory.mktemp("long") / f"one_word_{mb}.txt"
+            made[mb].write_text(KANJI * (mb * 1_000_000 // 12) + "\n", encoding="utf-8")
+        return made[mb]
+
+    return make
+
+
+def word_mb(version: str) -> int:
+    """MB of one word over long_stretch_bytes() for ``version``'s limit: planning (or the .gz
+    stream) finds it before it is read whole."""
+    return max(WORD_MB, 4 * ALL_TRAINERS[version].word_limit // 1_000_000 + 4)
 
 
 @pytest.fixture(scope="module")
-def one_word_gz(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("long") / "one_word.txt.gz"
-    path.write_bytes(gzip.compress((KANJI * (WORD_MB * 1_000_000 // 12)).encode("utf-8")))
-    return path
+def one_word_gz_of(tmp_path_factory):
+    def make(version: str) -> Path:
+        mb = word_mb(version)
+        path = tmp_path_factory.mktemp("long") / f"one_word_{mb}.txt.gz"
+        path.write_bytes(gzip.compress((KANJI * (mb * 1_000_000 // 12)).encode("utf-8")))
+        return path
+
+    return make
 
 
 def train_in_a_fresh_process(corpus: Path, version: str, tmp_path: Path) -> tuple[dict, str]:
@@ -67,18 +86,19 @@ def train_in_a_fresh_process(corpus: Path, version: str, tmp_path: Path) -> tupl
 
 @pytest.mark.slow
 @pytest.mark.parametrize("version", list(ALL_TRAINERS))
-def test_one_very_long_word_is_refused_before_memory_grows(one_word, tmp_path, version) -> None:
-    result, err = train_in_a_fresh_process(one_word, version, tmp_path)
+def test_one_very_long_word_is_refused_before_memory_grows(one_word_of, tmp_path, version) -> None:
+    result, err = train_in_a_fresh_process(one_word_of(version), version, tmp_path)
     assert result["code"] == 2 and err.count("\n") == 1, err[-3000:]
-    assert f"a word longer than {plan.MAX_WORD_BYTES} bytes covers byte offset" in err, err
+    limit = ALL_TRAINERS[version].word_limit
+    assert f"a word longer than {limit} bytes covers byte offset" in err, err
     assert result["peak_mb"] < BOUND_MB, result
     assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("version", ["v5", "fast"])
-def test_one_very_long_word_in_a_gz_is_refused_while_streamed(one_word_gz, tmp_path, version):
-    result, err = train_in_a_fresh_process(one_word_gz, version, tmp_path)
+def test_one_very_long_word_in_a_gz_is_refused_while_streamed(one_word_gz_of, tmp_path, version):
+    result, err = train_in_a_fresh_process(one_word_gz_of(version), version, tmp_path)
     assert result["code"] == 2 and err.count("\n") == 1, err[-3000:]
     assert "of the decompressed data (" in err and "a word longer than" in err, err
     assert result["peak_mb"] < BOUND_MB, result

@@ -53,6 +53,7 @@ def count_words(
     on_counted: Callable[[int], object] | None = None,
     min_bytes_per_worker: int = MIN_BYTES_PER_WORKER,
     start_method: StartMethod = None,
+    max_word_bytes: int | None = None,
 ) -> dict[bytes, int]:
     """Word counts of a corpus, ``{word bytes: count}``; the same for any ``workers``, any
     ``counter`` and any ``scheduler``.
@@ -65,7 +66,10 @@ def count_words(
     default). ``scheduler``: count on a Dask cluster instead, ``"local"`` or an address (the
     ``cluster`` extra). ``progress``: show a bar (bytes read; on Dask, tasks done).
     ``on_counted``: called with the bytes read as the counting goes. ``start_method``:
-    ``"spawn"``, ``"fork"`` or ``"forkserver"`` for the pool. A file that changes while it is
+    ``"spawn"``, ``"fork"`` or ``"forkserver"`` for the pool. ``max_word_bytes``: the longest
+    word counted (None: :data:`~bpe_course.counting.plan.MAX_WORD_BYTES`, 1 MB; a trainer's
+    registry entry gives its own); a longer one is refused in one line
+    (:class:`~bpe_course.errors.WordTooLongError`). A file that changes while it is
     counted stops the run (:func:`~bpe_course.counting.sources.check_unchanged`).
 
     >>> import tempfile, pathlib
@@ -89,6 +93,7 @@ def count_words(
             pattern=pattern,
             progress=progress,
             on_counted=on_counted,
+            max_word_bytes=max_word_bytes,
         )
     paths = resolve_sources(corpus)
     states = file_states(paths)
@@ -96,7 +101,9 @@ def count_words(
     size = sum(path.stat().st_size for path in paths)
     n_workers = effective_workers(size, workers, min_bytes_per_worker)
     n_tasks = n_workers * TASKS_PER_WORKER[chosen] if n_workers > 1 else 1
-    tasks = plan_tasks(paths, special_tokens, chosen, n_tasks, pattern=pattern)
+    tasks = plan_tasks(
+        paths, special_tokens, chosen, n_tasks, pattern=pattern, max_word_bytes=max_word_bytes
+    )
     bar = progress_bar(progress, size, "pretokenize", "B")
     try:
         results = run_tasks(

@@ -106,12 +106,19 @@ def plan_cluster_tasks(
     counter: str = "pattern",
     pattern: str = GPT2_PATTERN,
     tasks: int | None = None,
+    max_word_bytes: int | None = None,
 ) -> list[Task]:
     """The tasks for a cluster of ``threads`` worker threads: ``tasks`` of them (default: four
     per thread), more where a task would hold over ``TASK_BYTES``."""
     wanted = tasks or 4 * threads
     return plan_tasks(
-        paths, special_tokens, counter, wanted, pattern=pattern, max_task_bytes=TASK_BYTES
+        paths,
+        special_tokens,
+        counter,
+        wanted,
+        pattern=pattern,
+        max_task_bytes=TASK_BYTES,
+        max_word_bytes=max_word_bytes,
     )
 
 
@@ -316,6 +323,7 @@ def count_words_on_cluster(
     progress: bool | None = None,
     on_counted: Callable[[int], object] | None = None,
     on_done: Callable[[Future], None] | None = None,
+    max_word_bytes: int | None = None,
 ) -> dict[bytes, int]:
     """Word counts of a corpus (one file, a directory, a glob, a list; plain or ``.gz``), counted
     on a Dask cluster: ``{word bytes: count}``, the same as :func:`bpe_course.counting.count_words`
@@ -325,7 +333,7 @@ def count_words_on_cluster(
     stays open); else one is made by :func:`dask_client`. ``tasks``: how many tasks to aim for
     (default: four per worker thread). ``counter`` and ``pattern``: as ``count_words`` takes
     them (pieces only where they count exactly:
-    :func:`~bpe_course.counting.counters.choose_counter`). A client started here prints its
+    :func:`~bpe_course.counting.counters.choose_counter`), and ``max_word_bytes``. A client started here prints its
     dashboard's address on stderr; a client passed in prints nothing (its owner knows the address:
     notebook 14 says it once, then counts again and again on it). ``progress`` adds a tqdm bar over
     finished tasks; ``on_counted`` is called with the bytes of each task counted; ``on_done`` sees
@@ -336,7 +344,13 @@ def count_words_on_cluster(
     require_dask()
     chosen = choose_counter(counter, special_tokens, pattern)
     plan = functools.partial(
-        plan_cluster_tasks, paths, special_tokens, counter=chosen, pattern=pattern, tasks=tasks
+        plan_cluster_tasks,
+        paths,
+        special_tokens,
+        counter=chosen,
+        pattern=pattern,
+        tasks=tasks,
+        max_word_bytes=max_word_bytes,
     )
     started_here = client is None
     with contextlib.ExitStack() as stack:

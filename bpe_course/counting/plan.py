@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from bpe_course.counting.sources import GZIP_SUFFIX
-from bpe_course.errors import BPEInputError
+from bpe_course.errors import WordTooLongError
 from bpe_course.pretokenize import END_OF_TEXT, GPT2_PATTERN, GPT2_REGEX
 from bpe_course.safe_cuts import next_safe_cut, whole_characters
 
@@ -49,12 +49,15 @@ PIECE_CHUNK_BYTES = 4_000_000
 # split once per worker).
 TASKS_PER_WORKER = {"pattern": 4, "pieces": 1}
 _SCAN_BLOCK = 1 << 16
-# The longest word (pretoken) counted, in UTF-8 bytes. Every merge loop holds each distinct word
-# whole, as a sequence of symbols that costs many times its bytes, so one word of hundreds of MB
-# (a line of Chinese without punctuation, a genome, a run of one character) would take GBs. A
-# longer word is refused in one line: found while planning (a stretch with no safe cut over
-# long_stretch_bytes() holds one: see bpe_course.safe_cuts), so before it is read whole, or in a
-# chunk's counts. Memory then follows the chunks and the distinct words' bytes, never one word.
+# The longest word (pretoken) counted by default, in UTF-8 bytes. Every merge loop holds each
+# distinct word whole, as a sequence of symbols that costs many times its bytes, so one word of
+# hundreds of MB (a line of Chinese without punctuation, a genome, a run of one character) would
+# take GBs. A longer word is refused in one line: found while planning (a stretch with no safe cut
+# over long_stretch_bytes() holds one: see bpe_course.safe_cuts), so before it is read whole, or in
+# a chunk's counts. Memory then follows the chunks and the distinct words' bytes, never one word.
+# A trainer whose memory per byte of a word is small says a larger limit in its registry entry
+# (bpe_course.trainers: Trainer.max_word_bytes), passed here as ``max_word_bytes``; None means
+# this default (read when called, so a test can lower it).
 MAX_WORD_BYTES = 1_000_000
 _PIECE_CUT = re.compile(rb"[0-9A-Za-z] ")  # ASCII: never part of a multi-byte UTF-8 character
 
@@ -85,11 +88,21 @@ class Task:
     special_tokens: tuple[str, ...]
     counter: str = "pattern"
     pattern: str = GPT2_PATTERN
+    max_word_bytes: int | None = None  # the longest word counted (None: MAX_WORD_BYTES)
+
+    @property
+    def word_limit(self) -> int:
+        return word_limit(self.max_word_bytes)
 
     @property
     def size(self) -> int:
         """Bytes on disk (a ``.gz`` counts its compressed size)."""
         return sum(byte_range.size for byte_range in self.ranges)
+
+
+def word_limit(max_word_bytes: int | None = None) -> int:
+    """The longest word counted: ``max_word_bytes``, or :data:`MAX_WORD_BYTES` if None."""
+    return MAX_WORD_BYTES if max_word_bytes is None else max_word_bytes
 
 
 def chunk_bytes(counter: str) -> int:
@@ -113,12 +126,14 @@ def plan_tasks(
     *,
     pattern: str = GPT2_PATTERN,
     max_task_bytes: int | None = None,
+    max_word_bytes: int | None = None,
 ) -> list[Task]:
     """About ``tasks`` tasks over every file (more where ``max_task_bytes`` asks for them),
     each a deal of the chunks of :func:`file_chunks`; none for a corpus of empty files.
 
     ``counter`` is ``"pattern"`` or ``"pieces"``, as :func:`~bpe_course.counting.counters.choose_counter`
-    chose it (pieces only where they count exactly)."""
+    chose it (pieces only where they count exactly). ``max_word_bytes``: the longest word
+    counted (None: :data:`MAX_WORD_BYTES`)."""
     sizes = {path: path.stat().st_size for path in paths}
     plain_bytes = sum(size for path, size in sizes.items() if not _compressed(path)) or 1
     if max_task_bytes:
@@ -131,10 +146,12 @@ def plan_tasks(
             chunks.append(ByteRange(str(path), 0, size))
             continue
         share = max(1, round(tasks * size / plain_bytes))
-        chunks += file_chunks(path, special_tokens, counter, share, pattern=pattern)
+        chunks += file_chunks(
+            path, special_tokens, counter, share, pattern=pattern, max_word_bytes=max_word_bytes
+        )
     n = min(tasks, len(chunks))
     specials = tuple(special_tokens)
-    return [Task(tuple(chunks[i::n]), specials, counter, pattern) for i in range(n)]
+    return [Task(tuple(chunks[i::n]), specials, counter, pattern, max_word_bytes) for i in range(n)]
 
 
 def file_chunks(
@@ -144,6 +161,7 @@ def file_chunks(
     at_least: int = 1,
     *,
     pattern: str = GPT2_PATTERN,
+    max_word_bytes: int | None = None,
 ) -> list[ByteRange]:
     """A plain file's chunks for ``counter``: at least ``at_least`` where the file allows, none
     longer than the counter's chunk size where a cut can be found (see the module docstring)."""
@@ -160,7 +178,9 @@ def file_chunks(
         # a stretch with too few cuts of the counter's kind (no split token, or no ASCII letter
         # before a space) is cut again into shares; one a little longer than a share is kept
         share = max(1, math.ceil(size / wanted))
-        cuts = refine(path, cuts, share, special_tokens, longer_than=2 * share)
+        cuts = refine(
+            path, cuts, share, special_tokens, longer_than=2 * share, max_word_bytes=max_word_bytes
+        )
     return [ByteRange(str(path), a, b) for a, b in zip(cuts, cuts[1:])]
 
 
@@ -322,11 +342,13 @@ def refine(
     special_tokens: Sequence[str] = (),
     *,
     longer_than: int | None = None,
+    max_word_bytes: int | None = None,
 ) -> list[int]:
     """``boundaries`` with every range longer than ``longer_than`` (default: ``max_bytes``) cut
     again at safe cuts, about every ``max_bytes``: memory then follows ``max_bytes``, not the
     gaps between separators. A stretch with no safe cut over :func:`long_stretch_bytes` holding
-    a word longer than :data:`MAX_WORD_BYTES` is refused here, before anything reads it whole."""
+    a word longer than ``max_word_bytes`` (None: :data:`MAX_WORD_BYTES`) is refused here,
+    before anything reads it whole."""
     longer_than = max_bytes if longer_than is None else longer_than
     out = [boundaries[0]]
     with open(path, "rb") as f:
@@ -334,7 +356,7 @@ def refine(
             if end - out[-1] > longer_than:
                 while end - out[-1] > max_bytes:
                     cut = _next_cut_or_long_word(
-                        f, str(path), out[-1] + max_bytes, end, special_tokens
+                        f, str(path), out[-1] + max_bytes, end, special_tokens, max_word_bytes
                     )
                     if cut is None:
                         break
@@ -344,51 +366,65 @@ def refine(
 
 
 def _next_cut_or_long_word(
-    f: BinaryIO, path: str, start: int, end: int, special_tokens: Sequence[str]
+    f: BinaryIO,
+    path: str,
+    start: int,
+    end: int,
+    special_tokens: Sequence[str],
+    max_word_bytes: int | None = None,
 ) -> int | None:
     """The first safe cut at or after ``start`` and before ``end``, or None; one line if the
-    search crosses a stretch that proves a word longer than :data:`MAX_WORD_BYTES`."""
-    reach = long_stretch_bytes()
+    search crosses a stretch that proves a word longer than ``max_word_bytes``."""
+    reach = long_stretch_bytes(max_word_bytes)
     cut = next_safe_cut(f, start, special_tokens, stop=min(end, start + reach))
     if cut is not None or end <= start + reach:
         return cut
     f.seek(start)
-    refuse_long_word(f.read(reach), special_tokens, path, start)
+    refuse_long_word(f.read(reach), special_tokens, path, start, max_word_bytes=max_word_bytes)
     return next_safe_cut(f, start + reach, special_tokens, stop=end)  # special tokens: go on
 
 
-def long_stretch_bytes() -> int:
+def long_stretch_bytes(max_word_bytes: int | None = None) -> int:
     """How far a search for a safe cut goes before it looks for a word too long: a stretch with
-    no safe cut and no special token this long holds a word over :data:`MAX_WORD_BYTES` (at
-    most four pretokens share it)."""
-    return 4 * MAX_WORD_BYTES + 64
+    no safe cut and no special token this long holds a word over ``max_word_bytes`` (None:
+    :data:`MAX_WORD_BYTES`; at most four pretokens share it). The most the search reads at once."""
+    return 4 * word_limit(max_word_bytes) + 64
 
 
 def refuse_long_word(
-    data: bytes, special_tokens: Sequence[str], path: str, offset: int, where: str = ""
+    data: bytes,
+    special_tokens: Sequence[str],
+    path: str,
+    offset: int,
+    where: str = "",
+    *,
+    max_word_bytes: int | None = None,
 ) -> None:
-    """One :class:`BPEInputError` if ``data`` (bytes ``offset`` on of ``path``, with no safe
-    cut in them) holds a pretoken longer than :data:`MAX_WORD_BYTES`; nothing if a special token
-    is there (a run of tokens packed against symbols has no safe cut, and short words)."""
+    """One :class:`WordTooLongError` if ``data`` (bytes ``offset`` on of ``path``, with no safe
+    cut in them) holds a pretoken longer than ``max_word_bytes`` (None: :data:`MAX_WORD_BYTES`);
+    nothing if a special token is there (a run of tokens packed against symbols has no safe cut,
+    and short words)."""
+    limit = word_limit(max_word_bytes)
     text, skipped = whole_characters(data)
     if any(token in text for token in special_tokens):
         return
     for match in GPT2_REGEX.finditer(text):
         word = match.group()
-        if len(word) * 4 > MAX_WORD_BYTES and len(word.encode("utf-8", "surrogateescape")) > (
-            MAX_WORD_BYTES
-        ):
+        if len(word) * 4 > limit and len(word.encode("utf-8", "surrogateescape")) > limit:
             before = text[: match.start()].encode("utf-8", "surrogateescape")
-            raise word_too_long(path, offset + skipped + len(before), word, where)
+            raise word_too_long(path, offset + skipped + len(before), word, where, limit)
 
 
-def word_too_long(path: str, offset: int, word: str | bytes, where: str = "") -> BPEInputError:
-    """The error for a word over :data:`MAX_WORD_BYTES` that covers byte ``offset`` of ``path``
-    (its first byte, where the counts found it; one inside it, where planning did)."""
+def word_too_long(
+    path: str, offset: int, word: str | bytes, where: str = "", limit: int | None = None
+) -> WordTooLongError:
+    """The error for a word over ``limit`` (None: :data:`MAX_WORD_BYTES`) that covers byte
+    ``offset`` of ``path`` (its first byte, where the counts found it; one inside it, where
+    planning did). The API adds which versions train longer words."""
     if isinstance(word, bytes):
         word = word[:64].decode("utf-8", "replace")
-    return BPEInputError(
-        f"{path}: a word longer than {MAX_WORD_BYTES} bytes covers byte offset {offset}{where} "
+    return WordTooLongError(
+        f"{path}: a word longer than {word_limit(limit)} bytes covers byte offset {offset}{where} "
         f"({word[:10]!r}..., nothing in it ends a word); the merge loops hold every word whole, "
         "so none this long is trained on: break the text up (a space, a newline) or leave it out"
     )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Mapping
 
-from bpe_course.counting import plan
 from bpe_course.counting.counters import make_counter
 from bpe_course.counting.plan import Task, word_too_long
 from bpe_course.counting.texts import raise_invalid_utf8, task_texts
@@ -35,7 +34,7 @@ def count_task(task: Task) -> dict[bytes, int]:
                 add_into(totals, counter.word_counts())
                 counter = make_counter(task.counter, task.special_tokens, task.pattern)
         add_into(totals, counter.word_counts())
-        if totals and max(map(len, totals)) > plan.MAX_WORD_BYTES:
+        if totals and max(map(len, totals)) > task.word_limit:
             raise_long_word(task, max(totals, key=len))
     except UnicodeDecodeError:
         raise_invalid_utf8(task)  # names the file and the offset of the first bad byte
@@ -48,13 +47,14 @@ def count_task(task: Task) -> dict[bytes, int]:
 
 
 def raise_long_word(task: Task, word: bytes) -> None:
-    """Raise the error naming where ``word`` (over ``MAX_WORD_BYTES``, in ``task``'s counts: a
+    """Raise the error naming where ``word`` (over ``task``'s word limit, in its counts: a
     stretch shorter than planning looks at) is: its file and byte offset, read again."""
+    limit = task.word_limit
     for text in task_texts(task):
         index = text.data.find(word)
         if index != -1:
-            raise word_too_long(text.path, text.offset + index, word, text.where)
-    raise word_too_long(task.ranges[0].path, 0, word)  # not found again: the file changed
+            raise word_too_long(text.path, text.offset + index, word, text.where, limit)
+    raise word_too_long(task.ranges[0].path, 0, word, "", limit)  # not found again: file changed
 
 
 def add_into(totals: dict[bytes, int], counts: Mapping[bytes, int]) -> None:

@@ -86,8 +86,10 @@ def _gzip_texts(byte_range: ByteRange, task: Task) -> Iterator[Text]:
             cut = pending.rfind(token, search_from) if token else -1
             if safe:
                 cut = max(cut, _last_safe_cut(pending, task.special_tokens))
-                if cut <= 0 and len(pending) > long_stretch_bytes():
-                    cut = _cut_or_long_word(pending, task.special_tokens, path, counted)
+                if cut <= 0 and len(pending) > long_stretch_bytes(task.max_word_bytes):
+                    cut = _cut_or_long_word(
+                        pending, task.special_tokens, path, counted, task.max_word_bytes
+                    )
             if cut > 0:
                 position = raw.tell()
                 yield Text(bytes(pending[:cut]), path, counted, position - reported)
@@ -107,17 +109,26 @@ def _last_safe_cut(
 
 
 def _cut_or_long_word(
-    pending: bytearray, special_tokens: Sequence[str], path: str, counted: int
+    pending: bytearray,
+    special_tokens: Sequence[str],
+    path: str,
+    counted: int,
+    max_word_bytes: int | None = None,
 ) -> int:
     """A safe cut in the last :func:`long_stretch_bytes` of ``pending``, a text grown past them
     with no cut in its tail; if there is none, the stretch holds a word too long (one line)
     unless special tokens are in it (then -1: read on)."""
-    reach = long_stretch_bytes()
+    reach = long_stretch_bytes(max_word_bytes)
     cut = _last_safe_cut(pending, special_tokens, tail=reach)
     if cut == -1:
         start = len(pending) - reach
         refuse_long_word(
-            bytes(pending[start:]), special_tokens, path, counted + start, _DECOMPRESSED
+            bytes(pending[start:]),
+            special_tokens,
+            path,
+            counted + start,
+            _DECOMPRESSED,
+            max_word_bytes=max_word_bytes,
         )
     return cut
 

@@ -68,6 +68,33 @@ class Trainer(Entry):
     # first (the counts are the same; pieces are faster where they are exact)
     counter: str = "pattern"
     track: str = "ladder"  # "ladder" (one change a rung), "beyond V5" or "reference"
+    # the longest word (pretoken) it trains on, in UTF-8 bytes; None: the counting's default,
+    # bpe_course.counting.plan.MAX_WORD_BYTES (1 MB). Larger only for a merge loop whose memory
+    # per byte of its longest word is small and bounded (measured in
+    # notebooks/results/measurements.md, "the longest word a version trains")
+    max_word_bytes: int | None = None
+
+    @property
+    def word_limit(self) -> int:
+        """The longest word it trains on, in bytes."""
+        from bpe_course.counting.plan import word_limit
+
+        return word_limit(self.max_word_bytes)
+
+    def word_limit_note(self) -> str:
+        """What a refusal of a long word adds: this version's limit, and who trains longer."""
+        longer = [t for t in ALL_TRAINERS.values() if t.word_limit > self.word_limit]
+        note = f"version {self.name} trains words of up to {self.word_limit:,} bytes"
+        if not longer:
+            return note
+        by_limit = {
+            t.word_limit: [u.name for u in longer if u.word_limit == t.word_limit]
+            for t in sorted(longer, key=lambda t: -t.word_limit)
+        }
+        rest = ", ".join(
+            f"{' and '.join(names)} up to {limit:,}" for limit, names in by_limit.items()
+        )
+        return f"{note}; {rest} (--version)"
 
     @property
     def module(self) -> ModuleType:
@@ -84,11 +111,22 @@ class Trainer(Entry):
         # imported when asked for, as the merge loop is: `bpe-course --help` lists the registry
         from bpe_course.counting import count_words
 
-        return functools.partial(count_words, counter=self.counter)
+        return functools.partial(
+            count_words, counter=self.counter, max_word_bytes=self.max_word_bytes
+        )
 
     @property
     def merge_loop(self) -> MergeLoop:
         return getattr(self.module, self.loop)
+
+
+# The longest word trained on by the versions whose merge loop holds a word in a bounded number of
+# bytes per byte (sites, fast, shards), against 1 MB for the others (see Trainer.max_word_bytes):
+# the largest of 4, 8 and 16 MB at which one word of real CJK letters peaked under 1 GB over all
+# processes at vocab 300 and 5,000 (notebooks/results/measurements.md, "the longest word a version
+# trains"): 16 MB for fast (719 MB) and sites (983 MB); 4 MB for shards (623 MB; 8 MB took 1.17 GB).
+LONG_WORD_BYTES = 16_000_000
+SHARDS_WORD_BYTES = 4_000_000
 
 
 def _here(module: str) -> str:
@@ -130,6 +168,7 @@ TRAINERS: dict[str, Trainer] = {
             _here("sites"),
             parallel=True,
             counter="pieces",
+            max_word_bytes=LONG_WORD_BYTES,
             track="beyond V5",
             color="#ff9896",
             order=70,
@@ -141,6 +180,7 @@ TRAINERS: dict[str, Trainer] = {
             _here("fast"),
             parallel=True,
             counter="pieces",
+            max_word_bytes=LONG_WORD_BYTES,
             track="beyond V5",
             color="#d62728",
             order=80,
@@ -152,6 +192,7 @@ TRAINERS: dict[str, Trainer] = {
             _here("shards"),
             parallel=True,
             counter="pieces",
+            max_word_bytes=SHARDS_WORD_BYTES,
             track="beyond V5",
             label="shards (merge workers)",
             color="#8c6d31",
