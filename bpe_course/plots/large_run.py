@@ -102,13 +102,14 @@ def plot_growing_runs(summary: pd.DataFrame, memory_target_mb: float | None = No
     counted, the seconds end to end (with linear growth from the smallest size drawn for each
     line), and the highest memory sample of all processes. ``summary``: one row per run with
     ``shape``, ``version``, ``size_bytes``, ``words``, ``total_s``, ``peak_mb``."""
-    fig, axes = plt.subplots(3, 1, figsize=(style.MAX_WIDTH, 10.0), sharex=True)
+    # One row: three panels stacked were 10 inches tall, taller than a slide.
+    fig, axes = plt.subplots(1, 3, figsize=(style.MAX_WIDTH, 4.8), sharex=True)
     words_ax, time_ax, memory_ax = axes
     for (shape, version), runs in summary.groupby(["shape", "version"], sort=True):
         gb = runs["size_bytes"] / 1e9
         medians = runs.groupby(gb)[["words", "total_s", "peak_mb"]].median()
         line = "-" if shape == "growing" else "--"
-        color = version_color(version)
+        color = version_color(str(version))
         label = f"{version}, {shape}"
         for ax, column in ((words_ax, "words"), (time_ax, "total_s"), (memory_ax, "peak_mb")):
             if runs[column].notna().any():
@@ -131,24 +132,25 @@ def plot_growing_runs(summary: pd.DataFrame, memory_target_mb: float | None = No
             fontsize=12,
             color="tab:red",
         )
-    words_ax.set_ylabel("distinct words\n(log)", fontsize=13)
-    time_ax.set_ylabel("seconds, end to end\n(log; dotted: linear)", fontsize=13)
-    memory_ax.set_ylabel("highest memory (MB),\nall processes (log)", fontsize=13)
-    memory_ax.set_xlabel("corpus size (GB, log)", fontsize=13)
+    words_ax.set_title("distinct words", fontsize=12)
+    time_ax.set_title("seconds, end to end\n(dotted: linear)", fontsize=12)
+    memory_ax.set_title("highest memory (MB),\nall processes", fontsize=12)
     for ax in axes:
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.tick_params(labelsize=12)
+        ax.tick_params(labelsize=11)
+        ax.set_xlabel("corpus (GB, log)", fontsize=11)
         ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.10g}"))
             axis.set_minor_formatter(NullFormatter())
     sizes = sorted(set(np.round(summary["size_bytes"] / 1e9, 2)))
-    memory_ax.set_xticks(sizes)
+    for ax in axes:
+        ax.set_xticks(sizes)
     # every line has times (a library counts no words): the legend from those, where the words'
     # panel has room
     handles, labels = time_ax.get_legend_handles_labels()
-    words_ax.legend(handles, labels, fontsize=12, loc="center right")
-    words_ax.set_title("growing and saturating corpora at vocab 32,000", fontsize=13)
-    fig.tight_layout()
+    fig.legend(handles, labels, fontsize=11, loc="lower center", ncol=2, frameon=False)
+    fig.suptitle("growing and saturating corpora at vocab 32,000 (log axes)", fontsize=12)
+    fig.tight_layout(rect=(0, 0.03 + 0.05 * ((len(labels) + 1) // 2), 1, 1))
     return fig
