@@ -239,7 +239,8 @@ def plot_phases(table: pd.DataFrame, size_bytes: int, vocab_size: int) -> Figure
 
 
 def _label_bars(ax: Axes, versions: Sequence[str], totals: pd.DataFrame, share: pd.Series) -> None:
-    """Above each bar its total's median and range in seconds; in its grey part, the share."""
+    """Above each bar its total's median and range in seconds; in its grey part, the share (just
+    above the grey part, on white, where that part is too thin to hold it)."""
     for i, version in enumerate(versions):
         t = totals.loc[version]
         ax.text(
@@ -250,13 +251,15 @@ def _label_bars(ax: Axes, versions: Sequence[str], totals: pd.DataFrame, share: 
             va="bottom",
             fontsize=style.SMALLEST,
         )
+        thin = share[version] < 0.08  # too thin to hold the label: write it just above the grey
         ax.text(
             i,
-            share[version] * 50,
+            share[version] * 100 + 1.5 if thin else share[version] * 50,
             f"{share[version]:.0%}",
             ha="center",
-            va="center",
+            va="bottom" if thin else "center",
             fontsize=style.SMALLEST,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1} if thin else None,
         )
 
 

@@ -178,9 +178,9 @@ def tie_break_key(pair: Pair, vocab: Vocab) -> tuple[bytes, bytes, int, int]:
     """Among pairs of equal count, the merge is the pair with the greatest key.
 
     The CS336 rule: the pair whose ``(left bytes, right bytes)`` is lexicographically greatest.
-    A merges list can give two different ids the same bytes (``ab``+``c`` and ``a``+``bc`` both
-    make ``abc``; the course's training made none in the runs its tests tried), so the ids come
-    last to make the order total in any case, and every trainer agrees even then.
+    The ids come last so that two different pairs never compare equal: the order is total for
+    any merges list, and every trainer picks the same pair even where the bytes alone would tie
+    (notebook 12's exercise 3 asks what that can change).
     """
     return (vocab[pair[0]], vocab[pair[1]], pair[0], pair[1])
 

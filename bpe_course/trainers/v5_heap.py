@@ -59,9 +59,12 @@ PopBest = Callable[
 class PairKeys(dict):
     """``pair -> heap key``, made from per-token keys (one concatenation per pair).
 
-    V5 reads it as a mapping (``keys[pair]``): a key is made on first use, kept while the pair
-    lives (a pair is pushed many times) and deleted with the pair. The trainers beyond V5 push a
-    pair once, when it is made, and call :meth:`of` instead: no cache to keep or prune.
+    V5 reads it as a mapping (``keys[pair]``): a pair's key is made the first time the heap needs
+    it (when the heap is built, or when :func:`push_changes` pushes the pair because its count
+    rose), then read from this cache by every later ``keys[pair]``: each rebuild of the heap
+    (compaction) and any later push of the pair after a rise. It is deleted when the pair's count
+    reaches 0. A push-back in :func:`pop_best` reuses the key already in the popped entry and does
+    not read the cache. The trainers beyond V5 call :meth:`of` instead: no cache to keep or prune.
     """
 
     def __init__(self, vocab: Vocab) -> None:
