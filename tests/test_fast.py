@@ -29,15 +29,21 @@ any_bytes = st.dictionaries(
 @settings(max_examples=120, deadline=None)
 @given(word_counts=st.one_of(runs_and_repeats, any_bytes), merges=st.integers(1, 60))
 def test_each_path_matches_v1(small: int, word_counts, merges: int) -> None:
+    _agrees_with_v1_with("SMALL", small, word_counts, merges)
+
+
+def _agrees_with_v1_with(setting: str, value: int, word_counts, merges: int) -> None:
+    """fast with one module setting changed (``SMALL``, ``_BLOCK``) learns V1's merges. Set by
+    hand, not by monkeypatch: hypothesis runs many examples in one test call."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = v1_naive.merge_loop(word_counts, 257 + merges, ["<|endoftext|>"])
-        original = fast.SMALL
-        fast.SMALL = small
+        original = getattr(fast, setting)
+        setattr(fast, setting, value)
         try:
             assert fast.merge_loop(word_counts, 257 + merges, ["<|endoftext|>"]) == expected
         finally:
-            fast.SMALL = original
+            setattr(fast, setting, original)
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 1 << 24])
@@ -46,15 +52,7 @@ def test_each_path_matches_v1(small: int, word_counts, merges: int) -> None:
 def test_pairs_counted_in_chunks_match_v1(chunk: int, word_counts, merges: int) -> None:
     # the pairs of bytes counted a few positions at a time (a large corpus's words take many
     # chunks): each pair's positions joined in order, whatever the chunk
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        expected = v1_naive.merge_loop(word_counts, 257 + merges, ["<|endoftext|>"])
-        original = fast._BLOCK
-        fast._BLOCK = chunk
-        try:
-            assert fast.merge_loop(word_counts, 257 + merges, ["<|endoftext|>"]) == expected
-        finally:
-            fast._BLOCK = original
+    _agrees_with_v1_with("_BLOCK", chunk, word_counts, merges)
 
 
 def test_counts_past_32_bits_keep_64_bit_weights() -> None:
