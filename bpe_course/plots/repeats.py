@@ -1,7 +1,12 @@
 """Repeated timings drawn with their spread (from :func:`bpe_course.bench.repeat.time_in_turn` or
 a stored table like it): the median as a marker, every kept run as a dot, and a bar from the
 fastest run to the slowest. Panels side by side compare this run (quick size) with the stored
-full-size one; ``horizontal`` lays the jobs out as rows, for one panel of many or long names."""
+full-size one; ``horizontal`` lays the jobs out as rows, for one panel of many or long names.
+
+Side by side, each panel is about 4 inches wide: its title is set at ``PANEL_TITLE`` points and the
+figure's at ``FIGURE_TITLE``, large enough to read on a projector, so a title must be short (about
+40 characters fit a panel on one line); what does not fit (the stored run's machine and load) goes
+in the panel's note, printed under its axis."""
 
 from __future__ import annotations
 
@@ -16,6 +21,9 @@ from matplotlib.figure import Figure
 
 from bpe_course.plots import style
 from bpe_course.trainers import registered
+
+PANEL_TITLE = 12  # points: a panel's title when panels stand side by side
+FIGURE_TITLE = 13  # points: the title over them
 
 
 def _color(job: Hashable, colors: Mapping[str, str] | None, position: int) -> str:
@@ -40,7 +48,7 @@ def _figure(panels: int, jobs: int, horizontal: bool) -> tuple[Figure, np.ndarra
 
 
 def plot_repeats(
-    panels: Sequence[tuple[str, pd.DataFrame]],
+    panels: Sequence[tuple[str, pd.DataFrame] | tuple[str, pd.DataFrame, str]],
     x: str = "job",
     y: str = "seconds",
     xlabel: str = "",
@@ -49,27 +57,35 @@ def plot_repeats(
     colors: Mapping[str, str] | None = None,
     horizontal: bool = False,
     log: bool = False,
+    digits: int | None = None,
 ) -> Figure:
-    """One panel per ``(title, table)``. Each table has a ``job`` column and one row per kept run;
-    runs are grouped by ``job`` and ``x``. With ``x="job"`` each job is one column of the panel
-    (one row with ``horizontal``, its median written beside it); otherwise ``x`` is numeric and
-    each job a line through its medians. ``ylabel`` names the values ``y``, on whichever axis."""
+    """One panel per ``(title, table)`` or ``(title, table, note)``. Each table has a ``job``
+    column and one row per kept run; runs are grouped by ``job`` and ``x``. With ``x="job"`` each
+    job is one column of the panel (one row with ``horizontal``, its median written beside it,
+    with ``digits`` decimals as a table beside it prints them, else 3 significant digits);
+    otherwise ``x`` is numeric and each job a line through its medians. ``ylabel`` names the
+    values ``y``, on whichever axis; a panel's ``note`` is a line under ``xlabel``."""
     if horizontal and x != "job":
         raise ValueError("horizontal draws one row per job: x must be 'job'")
-    most = max(table["job"].nunique() for _, table in panels)
+    most = max(panel[1]["job"].nunique() for panel in panels)
     fig, axes = _figure(len(panels), most, horizontal)
     width = fig.get_size_inches()[0]  # titles wrapped to it: a longer one widens the picture
-    for ax, (panel_title, table) in zip(axes[0], panels):
+    side_by_side = len(panels) > 1
+    panel_size = PANEL_TITLE if side_by_side else style.RC["axes.titlesize"]
+    for ax, (panel_title, table, *note) in zip(axes[0], panels):
         jobs = list(dict.fromkeys(table["job"]))
         for position, job in enumerate(jobs):
             color = _color(job, colors, position)
-            _draw(ax, table[table["job"] == job], position, x, y, color, horizontal)
-        _axes(ax, jobs, x, xlabel, ylabel, horizontal, log)
+            _draw(ax, table[table["job"] == job], position, x, y, color, horizontal, digits)
+        label = "\n".join(part for part in (xlabel, *note) if part)
+        _axes(ax, jobs, x, label, ylabel, horizontal, log)
         if horizontal and not log:  # room for the medians written at the right
             ax.set_xlim(0, table[y].max() * 1.25)
-        ax.set_title(style.wrap(panel_title, 11, width / len(panels)))
+        title_width = width / len(panels)
+        ax.set_title(style.wrap(panel_title, panel_size, title_width), fontsize=panel_size)
     if title:
-        fig.suptitle(style.wrap(title, 12, width))
+        size = FIGURE_TITLE if side_by_side else style.RC["figure.titlesize"]
+        fig.suptitle(style.wrap(title, size, width), fontsize=size)
     if x != "job" and most > 1:
         _legend(fig, axes[0])
     return fig
@@ -89,7 +105,14 @@ def _legend(fig: Figure, axes: Sequence[Axes]) -> None:
 
 
 def _draw(
-    ax: Axes, part: pd.DataFrame, position: int, x: str, y: str, color: str, horizontal: bool
+    ax: Axes,
+    part: pd.DataFrame,
+    position: int,
+    x: str,
+    y: str,
+    color: str,
+    horizontal: bool,
+    digits: int | None = None,
 ) -> None:
     """One job's runs: every run a dot, a bar from the fastest to the slowest, the median."""
     job = part["job"].iloc[0]
@@ -103,7 +126,8 @@ def _draw(
         ax.plot(stats["median"], where, "|", color="black", ms=14, mew=2)
         unit = " s" if y == "seconds" else ""
         median, high = stats["median"].iloc[0], stats["max"].iloc[0]
-        ax.annotate(f" {median:.3g}{unit}", (high, position), va="center")
+        value = f"{median:.3g}" if digits is None else f"{median:.{digits}f}"
+        ax.annotate(f" {value}{unit}", (high, position), va="center")
         return
     ax.errorbar(
         where, stats["median"], yerr=spread, fmt="o-" if x != "job" else "o",
