@@ -2,9 +2,9 @@
 
 Data: the distinct words as tuples of token ids, with their counts.
 Per merge: count all pairs over all words (O(W L)), take the most frequent (O(P)), rewrite every
-word (O(W L)). In all O(m W L): every merge pays for all W words, however few of them hold the
-pair (notebook 05 times it, and notebook 11's grid beside the other versions). It is the
-reference: every faster version must return exactly what this one returns.
+word (O(W L)). In all O(m W L): every merge pays for all W words (notebook 05 times it, and
+notebook 11's grid beside the other versions). It is the reference: every faster version must
+return exactly what this one returns.
 """
 
 from __future__ import annotations
