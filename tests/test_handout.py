@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -23,6 +24,7 @@ from bpe_course.course.exercises.hiding import HIDDEN, hidden_source, replace_re
 from bpe_course.course.exercises.prompts import show_source_before
 from bpe_course.course.publish.handout import (
     SOLUTION_TAG,
+    TEACHERS_MODULES,
     WHEEL,
     student_notebook,
     write_handout,
@@ -155,6 +157,44 @@ def test_the_student_edition_is_the_course_without_its_answers(student) -> None:
         assert [c.id for c in cells] == kept, path.name  # only the answers left out, in order
         assert not any(c.get("outputs") or c.get("execution_count") for c in cells)
         assert not any(c.metadata.get("tags") for c in cells), path.name
+
+
+def wheel_module(wheel: Path, name: str) -> str | None:
+    """The source of ``bpe_course.NAME`` in ``wheel`` (``None``: not in it)."""
+    with zipfile.ZipFile(wheel) as archive:
+        try:
+            return archive.read(f"bpe_course/{name}.py").decode("utf-8")
+        except KeyError:
+            return None
+
+
+def test_the_student_wheel_leaves_out_cs336s_adapters(student, tmp_path) -> None:
+    # A finished answer to CS336's run_train_bpe and get_tokenizer: the teacher's edition only.
+    assert "cs336" in TEACHERS_MODULES
+    for name in TEACHERS_MODULES:
+        ours = (REPO_ROOT / "bpe_course" / f"{name}.py").read_text(encoding="utf-8")
+        shipped = wheel_module(student / "wheels" / WHEEL, name)
+        assert shipped is not None and shipped != ours
+        assert not re.search(r"^\s*(def|class|from|import) ", shipped, re.M), shipped
+        # importing it fails in one line that says where it is
+        (tmp_path / "bpe_course").mkdir(exist_ok=True)
+        (tmp_path / "bpe_course" / "__init__.py").write_text("")
+        (tmp_path / "bpe_course" / f"{name}.py").write_text(shipped, encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, "-c", f"import bpe_course.{name}"],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(tmp_path)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        last = done.stderr.strip().splitlines()[-1]
+        assert done.returncode != 0 and last.startswith("ImportError: "), done.stderr
+        assert f"bpe_course.{name} is in the teacher's edition" in last, last
+    # and nothing the student edition runs imports them
+    for path in [*student.glob("*.ipynb"), *(student / "exercises").glob("*.py")]:
+        assert "cs336 import" not in path.read_text(encoding="utf-8"), path.name
+        assert "bpe_course.cs336" not in path.read_text(encoding="utf-8"), path.name
 
 
 def test_a_folder_in_use_is_refused_in_one_line_unless_forced(tmp_path, capsys) -> None:

@@ -227,7 +227,8 @@ def plot_ladder_steps(
     axes[0][0].set_ylabel(METRIC_LABELS.get(metric, metric))
     axes[0][-1].legend(fontsize=style.SMALLEST, loc="upper right")
     fig.suptitle(
-        "Each step of the V5 ladder (left: the post's V5; right: the course's)\n"
+        "Each step of the V5 ladder, in each panel from the post's V5 (first tick) to the "
+        "course's (last tick)\n"
         f"{where_measured(table)}",
         fontsize=style.SMALLEST + 1,
     )

@@ -17,7 +17,10 @@ folded solutions, "for teachers"); ``tests/test_leaks.py`` fails on such a cell 
 
 The student handout carries a wheel of the package (``wheels/``), built here by pip (``pip wheel
 --no-deps``; pip is in every environment, where the ``build`` package is not), and a README whose
-install lines the tests follow as they stand.
+install lines the tests follow as they stand. The wheel leaves out the modules that answer another
+course's assignment whole (``TEACHERS_MODULES``: ``bpe_course.cs336``, CS336's adapters): in its
+place a module whose import fails with one line saying where the module is (the teacher's edition,
+the repository).
 
 Our own few lines rather than nbgrader's ``ClearSolutions``: nbgrader installs beside JupyterLab 4
 but brings notebook 7 and a database stack (SQLAlchemy, alembic) to every reader, and its
@@ -52,6 +55,17 @@ CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 TEXT_STUB = "YOUR ANSWER HERE"
 # The notebooks' timing tables are the teacher's guide's (and name every cell, answers too).
 TEACHERS_RESULTS = ("notebook_minutes.csv", "notebook_cells.csv")
+# The package's modules the student's wheel leaves out: finished answers to another course's
+# assignment (CS336's `run_train_bpe` and `get_tokenizer` adapters). The repository, the teacher's
+# edition, keeps them; the wheel has in their place a module that says so on import.
+TEACHERS_MODULES = ("cs336",)
+LEFT_OUT_MODULE = '''"""Left out of the student edition of the course: see the message below."""
+
+raise ImportError(
+    "bpe_course.{name} is in the teacher's edition of the course only (the repository), not in "
+    "the student edition's wheel"
+)
+'''
 # What an answer looks like; a kept cell that holds one is refused (it lacks its tag).
 UNMARKED = re.compile(
     r"<summary>Solution|[Ff]or teachers|--solution\b|show_solution\(|print\([\"']Solution"
@@ -184,8 +198,9 @@ the student edition does (install as `../student/README.md` says). Hand out `../
 
 
 def build_wheel(folder: Path) -> Path:
-    """A wheel of the package in ``folder``, built by pip from a copy of the checkout's sources
-    (the checkout stays clean of build/ and egg-info). Offline where the build backend the
+    """The student's wheel of the package in ``folder``, built by pip from a copy of the
+    checkout's sources, ``TEACHERS_MODULES`` replaced by ``LEFT_OUT_MODULE`` (the checkout stays
+    clean of build/ and egg-info). Offline where the build backend the
     project names is already installed (the test extra has it: ``make course`` installs it);
     otherwise pip fetches it from the package index into a build environment of its own."""
     if not (REPO_ROOT / "pyproject.toml").is_file():
@@ -199,6 +214,9 @@ def build_wheel(folder: Path) -> Path:
         # the package, and the Jupyter config files pyproject.toml installs in etc/jupyter
         for folder_name in ("bpe_course", "jupyter-config"):
             shutil.copytree(REPO_ROOT / folder_name, source / folder_name, ignore=ignore)
+        for name in TEACHERS_MODULES:
+            module = source / "bpe_course" / f"{name}.py"
+            module.write_text(LEFT_OUT_MODULE.format(name=name), encoding="utf-8")
         for name in ("pyproject.toml", "README.md", "LICENSE"):
             shutil.copy(REPO_ROOT / name, source / name)
         command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "wheel"]

@@ -97,7 +97,7 @@ SLIDES: dict[str, dict[str, str]] = {
         "20": "subslide", "21": "-", "22": "slide", "24": "slide", "26": "notes", "27": "subslide",
         "28": "notes", "30": "slide",
         # a whole corpus to ids (the file encoder)
-        "d53da700": "slide", "dac4e8a2": "subslide", "3ef323aa": "subslide",
+        "d53da700": "slide", "dac4e8a2": "subslide",
     },
     "13_beyond_v5": {
         "0": "slide", "2": "slide", "4": "subslide", "5": "-", "6": "slide", "8": "slide",

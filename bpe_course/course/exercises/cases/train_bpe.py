@@ -43,10 +43,12 @@ NOTEBOOK = "10_fast_max"
 SUMMARY = "capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens)"
 SOLUTION = api.train_bpe  # the package's own: the course's trainer, in CS336's call
 PROMPT = """You have written every piece. Put them together: a whole trainer, with the call of \
-Stanford CS336's assignment 1 (and of `bpe_course.train_bpe`). The loop is yours to write: do not \
-open the files that hold the package's own loops (`bpe_course/trainers/`, and the by-hand \
-printouts of notebooks 09 and 10 in `bpe_course/course/widgets/by_hand.py`); calling the \
-package's trainers or their merge loops is reported as not done.
+Stanford CS336's assignment 1 (and of `bpe_course.train_bpe`). It is assembly: notebooks 08 and \
+09 showed the pieces and the order the merge loop calls them in; yours is one trainer of your own \
+built from them, with CS336's shape around the loop (special tokens, pretokens, the vocabulary). \
+Call the pieces (yours, or the package's: `build_index`, `pop_best`, `rewrite_words`, \
+`push_changes`...) but not the package's trainers: a call to `bpe_course.train_bpe` or to any \
+version's `merge_loop` is reported as not done.
 
 The check grades it as CS336's tests grade theirs: the merges exactly, the vocabulary as sets of \
 ids and of tokens (the layout is yours), and no special token ever merged. It trains on small \
