@@ -252,8 +252,9 @@ def cell_columns(
 def grid_cells(grid: Grid) -> list[tuple[str, int, str, int]]:
     """The grid's cells in the order they run: (size, vocab size, version, repeat).
 
-    Versions alternate within each repeat, so a change of load on a shared machine falls on all of
-    them alike and their ratios stay fair."""
+    Versions alternate within each repeat, so a lasting change of load on a shared machine is
+    spread over all of them; it is not removed, nor is a burst within one run, so every ratio is
+    read with its range over the repeats."""
     return [
         (size, vocab, version, repeat)
         for size in sorted(grid.sizes, key=parse_size)

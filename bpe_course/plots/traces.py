@@ -15,16 +15,17 @@ def plot_per_merge(trace: pd.DataFrame, title: str = "", window: int = 25) -> Fi
     """Words touched and time per merge across training (V4 and V5), the crossover's cause.
 
     ``trace`` is :func:`bpe_course.bench.trace.merge_trace`'s table; lines are rolling medians over
-    ``window`` merges (single merges are too noisy to read).
+    the last ``window`` merges (single merges are too noisy to read), drawn from merge ``window``
+    on, so that every point is a median of the same number of merges.
     """
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.5, 5.5), sharex=True)
     first = trace[trace["version"] == trace["version"].iloc[0]]
     top.plot(first["merge"], first["words_touched"], lw=0.6, color="grey", alpha=0.5)
     top.plot(
         first["merge"],
-        first["words_touched"].rolling(window, min_periods=1).median(),
+        first["words_touched"].rolling(window).median(),
         color="black",
-        label="words touched (A), our corpus",
+        label=f"words touched (A), our corpus: median of the last {window} merges",
     )
     for label, typical in POST_WORDS_TOUCHED:
         low, high = (int(x) for x in label.split("-"))
@@ -37,12 +38,12 @@ def plot_per_merge(trace: pd.DataFrame, title: str = "", window: int = 25) -> Fi
         microseconds = part["seconds"].iloc[1:] * 1e6  # the first merge also paid the set-up
         bottom.plot(
             part["merge"].iloc[1:],
-            microseconds.rolling(window, min_periods=1).median(),
+            microseconds.rolling(window).median(),
             color=version_color(str(version)),
             label=version_label(str(version)),
         )
     bottom.set_yscale("log")
-    bottom.set_ylabel("time per merge (µs)")
+    bottom.set_ylabel(f"µs per merge (median of {window})")
     bottom.set_xlabel("merge number")
     bottom.set_xlim(1, trace["merge"].max())
     bottom.legend(fontsize=style.SMALLEST)
