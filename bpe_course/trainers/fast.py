@@ -58,6 +58,7 @@ from typing import TypeVar, cast
 import numpy as np
 
 from bpe_course.collector import collector_paused
+from bpe_course.pool import release_free_memory
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
@@ -403,7 +404,10 @@ def merge_loop(
         wanted = vocab_size - len(vocab)  # valid: checked by the API
         words = [word for word in word_counts if len(word) > 1]  # none: no pair, the heap is empty
         flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
-        del words
+        # the words live on in the flat arrays: a caller that passed its counts without keeping
+        # them frees them here, and the pages go back to the system before the loop grows
+        del words, word_counts
+        release_free_memory()
         pair_counts = flat.pair_counts()
         keys = PairKeys(vocab)
         base = vocab_size
