@@ -93,3 +93,23 @@ def test_the_collector_is_off_while_the_loop_runs_and_back_on_after() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("small", [0, 10**9], ids=["numpy always", "python always"])
+def test_a_pair_made_at_one_site_is_kept_as_its_position(small: int) -> None:
+    # (x, N) made once is an int; made twice, an array or a slice: both merge as V1 does
+    word_counts = {b"xab": 3, b"yab": 2, b"yabz": 1, b"abab": 4}
+    original = fast.SMALL
+    fast.SMALL = small
+    try:
+        flat = fast.FlatWords(list(word_counts), list(word_counts.values()), 300)
+        pair_counts = flat.pair_counts()
+        a, b = ord("a"), ord("b")
+        made, _ = flat.merge(a * 300 + b, a, b, 256, pair_counts)
+        assert isinstance(flat.site_positions[ord("x") * 300 + 256], int)
+        assert not isinstance(flat.site_positions[ord("y") * 300 + 256], int)
+        assert made[ord("x") * 300 + 256] == 3 and made[ord("y") * 300 + 256] == 3
+        expected = v1_naive.merge_loop(word_counts, 256 + 5)  # five merges: every pair's
+        assert fast.merge_loop(word_counts, 256 + 5) == expected
+    finally:
+        fast.SMALL = original

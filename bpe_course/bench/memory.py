@@ -6,8 +6,8 @@
 The run is the benchmark worker (:mod:`bpe_course.bench.worker`) in a fresh process; this one
 samples the resident memory of that process and all its descendants from ``/proc`` (Linux only)
 and writes one row per sample: ``seconds``, ``rss_mb`` (the sum over the processes alive then),
-``cpu_s`` (CPU seconds used so far: on a shared machine, wall time over CPU time shows the load),
-``processes``. The last row holds the run's own result (times, merges) in extra columns.
+``main_rss_mb`` (the run's main process alone: the rest is its workers'), ``cpu_s`` (CPU seconds
+used so far: on a shared machine, wall time over CPU time shows the load), ``processes``. The last row holds the run's own result (times, merges) in extra columns.
 """
 
 from __future__ import annotations
@@ -36,9 +36,10 @@ _PAGE_MB = (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) / 1e
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def tree_usage(root: int) -> tuple[float, float, int]:
+def tree_usage(root: int) -> tuple[float, float, int, float]:
     """Resident memory (MB) and CPU seconds of ``root`` and every descendant (ended children that
-    were waited for included in the CPU time), and how many processes are alive."""
+    were waited for included in the CPU time), how many processes are alive, and the resident
+    memory of ``root`` alone (the run's main process; the rest is its workers')."""
     stats: dict[int, list[bytes]] = {}
     children: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
@@ -52,20 +53,24 @@ def tree_usage(root: int) -> tuple[float, float, int]:
         stats[int(entry.name)] = fields
         children.setdefault(int(fields[1]), []).append(int(entry.name))
     rss, cpu, count, todo = 0.0, 0.0, 0, [root]
+    root_rss = 0.0
     while todo:
         pid = todo.pop()
-        fields = stats.get(pid)
-        if fields is None:
+        found = stats.get(pid)
+        if found is None:
             continue
         try:
             with open(f"/proc/{pid}/statm", "rb") as f:
-                rss += int(f.read().split()[1]) * _PAGE_MB
+                own = int(f.read().split()[1]) * _PAGE_MB
         except OSError:
             continue
+        rss += own
+        if pid == root:
+            root_rss = own
         count += 1
-        cpu += sum(int(x) for x in fields[11:15]) / _TICKS  # utime stime cutime cstime
+        cpu += sum(int(x) for x in found[11:15]) / _TICKS  # utime stime cutime cstime
         todo.extend(children.get(pid, []))
-    return rss, cpu, count
+    return rss, cpu, count, root_rss
 
 
 def sample_run(spec: dict, interval: float = 0.2) -> tuple[list[dict], dict]:
@@ -89,11 +94,17 @@ def sample_run(spec: dict, interval: float = 0.2) -> tuple[list[dict], dict]:
         samples = []
         try:
             while process.poll() is None:
-                rss, cpu, count = tree_usage(process.pid)
+                rss, cpu, count, main_rss = tree_usage(process.pid)
                 if rss > 0:  # nothing once the run has ended (a zombie holds no pages)
                     seconds = time.perf_counter() - start
                     samples.append(
-                        {"seconds": seconds, "rss_mb": rss, "cpu_s": cpu, "processes": count}
+                        {
+                            "seconds": seconds,
+                            "rss_mb": rss,
+                            "main_rss_mb": main_rss,
+                            "cpu_s": cpu,
+                            "processes": count,
+                        }
                     )
                 time.sleep(interval)
         except BaseException:  # an interrupt (Jupyter's leaves this process alive): stop the run

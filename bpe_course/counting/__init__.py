@@ -31,7 +31,7 @@ from bpe_course.counting.plan import (
     plan_tasks,
 )
 from bpe_course.counting.sources import Corpus, check_unchanged, file_states, resolve_sources
-from bpe_course.counting.tasks import add_up, count_task
+from bpe_course.counting.tasks import add_up, count_task, count_task_packed
 from bpe_course.pool import StartMethod, run_tasks
 from bpe_course.pretokenize import GPT2_PATTERN
 
@@ -105,9 +105,11 @@ def count_words(
         paths, special_tokens, chosen, n_tasks, pattern=pattern, max_word_bytes=max_word_bytes
     )
     bar = progress_bar(progress, size, "pretokenize", "B")
+    # on a pool, the workers send their counts packed (bytes and arrays, not a pickled dict)
+    on_pool = n_workers > 1 and len(tasks) > 1  # as run_tasks decides
     try:
         results = run_tasks(
-            count_task,
+            count_task_packed if on_pool else count_task,
             tasks,
             n_workers,
             start_method=start_method,

@@ -58,6 +58,7 @@ from typing import TypeVar, cast
 import numpy as np
 
 from bpe_course.collector import collector_paused
+from bpe_course.pool import release_free_memory
 from bpe_course.trainers.common import (
     MergeEvent,
     Merges,
@@ -81,9 +82,11 @@ _BLOCK = 1 << 18
 
 # The positions of a pair's sites, as compact arrays (4 or 8 bytes a position, never a Python int
 # each): a numpy slice (the pairs of bytes, and the pairs a large merge makes, sliced from one
-# array) or an ``array.array`` (the pairs a small merge makes, appended to); a small merge's own
-# sites are a list.
+# array) or an ``array.array`` (the pairs a small merge makes, appended to); a pair made at one
+# site only (most of the pairs made, where the distinct words are many) is that position, an int:
+# no array object. A small merge's own sites are a list.
 Positions = np.ndarray | array | list[int]
+Stored = Positions | int
 _Sliced = TypeVar("_Sliced", np.ndarray, range)
 
 
@@ -96,10 +99,11 @@ class FlatWords:
     position. Each array is an ``array.array`` (fast to index from Python) and a numpy view of the
     same memory (fast on many positions at once), of 32-bit integers wherever the positions, the
     token ids and the counts fit (64-bit otherwise): 16 bytes per byte of the distinct words.
-    ``site_positions[pair]`` holds the left positions where the pair was made, as a compact array;
-    it is never pruned (a pair only ever loses occurrences), so candidates are checked when used.
-    It holds at most three positions per byte of the words: one per pair of bytes, and two per
-    site merged (the pairs made on either side), and each merge removes a position for good.
+    ``site_positions[pair]`` holds the left positions where the pair was made, as a compact array
+    (one position as an int); it is never pruned (a pair only ever loses occurrences), so
+    candidates are checked when used. It holds at most three positions per byte of the words:
+    one per pair of bytes, and two per site merged (the pairs made on either side), and each
+    merge removes a position for good.
     """
 
     def __init__(self, words: Sequence[bytes], counts: Sequence[int], vocab_size: int) -> None:
@@ -131,7 +135,7 @@ class FlatWords:
         self.tok_np, self.nxt_np, self.prv_np, self.weight_np = tok, nxt, prv, weight
         # a pair's left positions: a numpy slice for the pairs of bytes (one sorted array holds
         # them all) and for the pairs a large merge makes, an array.array for a small merge's
-        self.site_positions: dict[int, Positions] = {}
+        self.site_positions: dict[int, Stored] = {}
 
     def pair_counts(self) -> dict[int, int]:
         """Every adjacent pair's count, weighted by its word's count; fills ``site_positions``.
@@ -177,6 +181,8 @@ class FlatWords:
         """Merge every occurrence of ``pair = (a, b)`` into ``new``: lower the counts of the pairs
         lost in ``pair_counts``; return the pairs made with their counts, and the sites."""
         candidates = self.site_positions.pop(pair)
+        if isinstance(candidates, int):
+            return self._merge_few([candidates], a, b, new, pair_counts)
         if len(candidates) < SMALL:
             if isinstance(candidates, np.ndarray):
                 candidates = candidates.tolist()
@@ -197,8 +203,9 @@ class FlatWords:
                 sites.append(p)
                 taken = nxt[p]
         made: dict[int, int] = {}
-        # only pairs made here are added to, each holding the new token: new arrays, never a slice
-        site_positions = cast("dict[int, array]", self.site_positions)
+        # only pairs made here are added to, each holding the new token: its first position an
+        # int, from the second a new array (never a slice)
+        site_positions = cast("dict[int, array | int]", self.site_positions)
         last = len(sites) - 1
         after = -1  # the right token of the previous site
         for k, p in enumerate(sites):
@@ -209,10 +216,10 @@ class FlatWords:
                 code = tok[x] * base + new
                 if code in made:
                     made[code] += count
+                    _append(site_positions, code, x, typecode)
                 else:
                     made[code] = count
-                    site_positions[code] = array(typecode)
-                site_positions[code].append(x)
+                    site_positions[code] = x
             if k < last and y == sites[k + 1]:  # a b a b: the middle (b, a) -> (N, N)
                 pair_counts[b * base + a] -= count
                 code = new * base + new
@@ -224,10 +231,10 @@ class FlatWords:
                 continue
             if code in made:
                 made[code] += count
+                _append(site_positions, code, p, typecode)
             else:
                 made[code] = count
-                site_positions[code] = array(typecode)
-            site_positions[code].append(p)
+                site_positions[code] = p
             after = right
         for p in sites:
             right = nxt[p]
@@ -315,6 +322,17 @@ class FlatWords:
         return len(np.unique(np.searchsorted(self.starts, sites, side="right")))
 
 
+def _append(
+    site_positions: dict[int, array | int], code: int, position: int, typecode: str
+) -> None:
+    """Add ``position`` to the positions of the pair ``code`` (an int until its second)."""
+    held = site_positions[code]
+    if isinstance(held, int):
+        site_positions[code] = array(typecode, (held, position))
+    else:
+        held.append(position)
+
+
 def _zeros(typecode: str, size: int) -> tuple[array, np.ndarray]:
     """An ``array.array`` of ``size`` zeros and a numpy view of the same memory: one copy, two
     fast ways in (Python indexes the array, numpy works on many positions at once)."""
@@ -330,15 +348,16 @@ def _blocks(items: _Sliced) -> list[_Sliced]:
 
 def _combined(
     blocks: list[tuple[list[int], list[int], np.ndarray, list[int]]],
-) -> Iterator[tuple[int, int, np.ndarray]]:
+) -> Iterator[tuple[int, int, np.ndarray | int]]:
     """Each key's total and positions over the blocks of :meth:`FlatWords._changes`: one
     block's positions are sliced (no copy); several blocks' are joined, in block order, every
-    key's into a new array (so no block's array is kept alive by a slice)."""
+    key's into a new array (so no block's array is kept alive by a slice); a key's one position
+    is an int."""
     if len(blocks) == 1:
         keys, totals, positions, ends = blocks[0]
         start = 0
         for key, total, end in zip(keys, totals, ends):
-            yield key, total, positions[start:end]
+            yield key, total, positions[start:end] if end - start > 1 else int(positions[start])
             start = end
         return
     sums: dict[int, int] = {}
@@ -354,7 +373,11 @@ def _combined(
                 parts[key] = [positions[start:end]]
             start = end
     for key, total in sums.items():
-        yield key, total, np.concatenate(parts[key])
+        joined = parts[key]
+        if len(joined) == 1 and len(joined[0]) == 1:
+            yield key, total, int(joined[0][0])
+        else:
+            yield key, total, np.concatenate(joined)
 
 
 def _every_other(sites: np.ndarray, nxt: np.ndarray) -> np.ndarray:
@@ -381,7 +404,10 @@ def merge_loop(
         wanted = vocab_size - len(vocab)  # valid: checked by the API
         words = [word for word in word_counts if len(word) > 1]  # none: no pair, the heap is empty
         flat = FlatWords(words, [word_counts[w] for w in words], vocab_size)
-        del words
+        # the words live on in the flat arrays: a caller that passed its counts without keeping
+        # them frees them here, and the pages go back to the system before the loop grows
+        del words, word_counts
+        release_free_memory()
         pair_counts = flat.pair_counts()
         keys = PairKeys(vocab)
         base = vocab_size
