@@ -61,7 +61,10 @@ SLOWEST_OVER_MEDIAN = 2.0
 def end_to_end(path: Path, repeats: int = 3, warmup: int = 1) -> pd.DataFrame:
     """``count_words`` with 1 and with 2 workers, in turn: ``job`` (workers), ``repeat``,
     ``seconds`` and ``cpu_s``, the CPU seconds of this process and its workers (CPU / wall is
-    how many cores the run really had). Two workers are forced even on a small file."""
+    how many cores the run really had). Two workers are forced at every size
+    (``min_bytes_per_worker=1``), on purpose: below ``MIN_BYTES_PER_WORKER`` per worker, where
+    ``count_words`` would count in-process, this times the pool V3 itself would not start, to
+    show what it costs there."""
     jobs = {
         n: lambda n=n: count_words(path, SPECIALS, workers=n, min_bytes_per_worker=1)
         for n in (1, 2)
