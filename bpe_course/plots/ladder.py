@@ -60,13 +60,26 @@ def rung_markers(names: Sequence[str]) -> dict[str, str]:
 
 
 def plot_ladder_curves(
-    table: pd.DataFrame, rungs: Sequence[str] = MAIN_V5 + MAIN_V4, metric: str = "cpu_s"
+    table: pd.DataFrame,
+    rungs: Sequence[str] = MAIN_V5 + MAIN_V4,
+    metric: str = "cpu_s",
+    relative_to: str | None = None,
 ) -> Figure:
     """One panel per corpus: each rung's merge-loop time against vocab size (median line, band
     from the fastest to the slowest repeat), log axes; V4 rungs dashed. Pass the few ``rungs``
     a reading is about (say the post's V5 and V4 and one step between): every rung at once is
-    a bundle of near-identical lines."""
+    a bundle of near-identical lines.
+
+    ``relative_to`` (a rung): draw each rung's median and band divided by that rung's median at
+    the same corpus and vocab size, on a linear axis, with a line at 1. Rungs a few percent apart
+    lie within a line width of each other on a log axis of seconds; as ratios they separate."""
     summary = bands(table, metric)
+    if relative_to is not None:
+        base = summary[summary["rung"] == relative_to].set_index(["shape", "size", "vocab_size"])
+        scale = summary.join(base["median"].rename("base"), on=["shape", "size", "vocab_size"])
+        summary = summary.assign(
+            **{c: scale[c] / scale["base"] for c in ("min", "median", "max")}
+        ).dropna(subset=["median"])
     pairs = corpora(table)
     columns = 2 if len(pairs) > 1 else 1
     width, height = style.grid_size(len(pairs), columns)
@@ -79,16 +92,22 @@ def plot_ladder_curves(
         part = summary[(summary["shape"] == shape) & (summary["size"] == size)]
         _draw_rungs(ax, part, rungs, colors, markers)
         ax.set_xscale("log")
-        ax.set_yscale("log")
+        if relative_to is None:
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(plain)
+        else:
+            ax.axhline(1, color="black", linewidth=0.8)
         ticks = [
             t for t in VOCAB_TICKS if part["vocab_size"].min() <= t <= part["vocab_size"].max()
         ]
         ax.set_xticks(ticks, [f"{t:,}" for t in ticks])
         ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.yaxis.set_major_formatter(plain)
         ax.set_title(f"{shape}, {size}")
         ax.set_xlabel("vocab size")
-        ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+        if relative_to is None:
+            ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+        else:
+            ax.set_ylabel(f"time / {relative_to}'s median\n(below 1: faster)")
         ax.grid(True, which="major", alpha=0.3)
     for ax in list(axes.flat)[len(pairs) :]:
         ax.set_visible(False)
@@ -98,7 +117,9 @@ def plot_ladder_curves(
     repeats = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()}-{runs.max()}"
     fig.suptitle(
         "The ladder: the post's V5 towards the course's, one change a step; "
-        f"V4s dashed\nline: median of {repeats} repeats, band: fastest to slowest\n"
+        f"V4s dashed\nline: median of {repeats} repeats, band: fastest to slowest"
+        + (f", each over {relative_to}'s median" if relative_to else "")
+        + "\n"
         f"{where_measured(table)}",
         fontsize=style.SMALLEST + 1,
     )

@@ -33,7 +33,8 @@ def plot_per_merge(trace: pd.DataFrame, title: str = "", window: int = 25) -> Fi
     top.plot([], [], "r:", label="V1-V5 post's typical A (its corpus unnamed, W ≈ 100k)")
     top.set_yscale("log")
     top.set_ylabel("words touched")
-    top.legend(fontsize=style.SMALLEST)
+    # the top panel's legend goes below the figure: inside the panel it covered the post's line
+    handles, labels = top.get_legend_handles_labels()
     for version, part in trace.groupby("version"):
         microseconds = part["seconds"].iloc[1:] * 1e6  # the first merge also paid the set-up
         bottom.plot(
@@ -48,7 +49,8 @@ def plot_per_merge(trace: pd.DataFrame, title: str = "", window: int = 25) -> Fi
     bottom.set_xlim(1, trace["merge"].max())
     bottom.legend(fontsize=style.SMALLEST)
     top.set_title(title or "Per-merge cost across training", fontsize=style.SMALLEST)
-    fig.tight_layout()
+    fig.legend(handles, labels, loc="lower center", fontsize=style.SMALLEST, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 
