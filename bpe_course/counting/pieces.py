@@ -60,8 +60,7 @@ import numpy as np
 import regex
 
 from bpe_course.counting.piece_table import PieceTable, piece_ends, separator_positions
-from bpe_course.pretokenize import GPT2_ASCII_PATTERN, GPT2_REGEX
-from bpe_course.pretokenize import count_pretokens as count_by_pattern
+from bpe_course.pretokenize import GPT2_ASCII_PATTERN, GPT2_REGEX, update_pretokens
 
 # Distinct pieces a worker keeps before it turns them into pretoken counts (16 to 32 bytes each
 # in the table's arrays, about 150 for the few longer than 16 bytes, in a Counter): the bound on a
@@ -98,6 +97,10 @@ _BATCH = 50_000
 # counted with the plain pattern: its pieces are long and seldom repeat, so counting them first
 # only adds work.
 _LONG_PIECES = 32
+# Put after each piece that ends in whitespace, to join it with others: a newline and a
+# character that is not whitespace, each a pretoken of its own there (see word_counts).
+_END = b"\n!"
+_END_TOKENS = (b"\n", b"!")
 # Pieces with a count up to this are counted by repeating their pretokens (in C).
 _REPEAT_AT_MOST = 4
 
@@ -145,34 +148,28 @@ class PieceCounter:
             firsts = unsafe[np.concatenate(([0], breaks))]
             lasts = unsafe[np.concatenate((breaks - 1, [len(unsafe) - 1]))]
             # A stretch is the pieces a - 1 (if any) to b: it starts at the separator of piece
-            # a - 1 (just after it, where a special token was), or at the text's start.
-            before = starts[np.maximum(firsts - 1, 0)]
-            after_nul = np.frombuffer(text, dtype=np.uint8)[before] == 0
-            stretch_starts = np.where(firsts > 0, before + after_nul, 0)
-            # A stretch of ASCII whitespace alone (indentation: a newline and the spaces after it
-            # but the last) is one pretoken, itself: whitespace at the end of a text is one run
-            # (``\\s+(?!\\S)`` takes it all), so it is counted without the pattern.
-            blank: list[bytes] = []
-            for start, end in zip(stretch_starts.tolist(), ends[lasts].tolist()):
-                stretch = text[start:end]
-                if stretch.isspace():  # bytes: the six ASCII whitespace characters only
-                    blank.append(stretch)
-                else:
-                    self._add_segment(stretch)
-            self.direct.update(blank)
+            # a - 1 (a NUL, where a special token was), or at the text's start. Both its ends
+            # are cuts, so it is counted as one piece: its separator starts it, and equal
+            # stretches (indentation after a line break, say) are counted once.
+            stretch_starts = starts[np.maximum(firsts - 1, 0)]
+            stretch_ends = ends[lasts]
             if firsts[0] == 0:  # the stretch began with the text before the first separator
-                first = 0
+                first = int(stretch_ends[0])
+                stretch_starts, stretch_ends = stretch_starts[1:], stretch_ends[1:]
             glued = np.zeros(len(starts) + 1, dtype=np.int64)  # +1 where a stretch starts, -1 after
             np.add.at(glued, np.maximum(firsts - 1, 0), 1)
             np.add.at(glued, lasts + 1, -1)
             counted = np.cumsum(glued[:-1]) == 0
             starts, ends = starts[counted], ends[counted]
+            self.pieces.count(text, stretch_starts, stretch_ends)
         self.pieces.count(text, starts, ends)
         self._add_segment(text[:first])
 
     def _add_by_pattern(self, data: bytes) -> None:
-        """Count one text with the plain pattern (as strings, encoded once at the end)."""
-        self.by_pattern.update(count_by_pattern(data.decode("utf-8"), self.special_tokens))
+        """Count one text with the plain pattern (as strings, encoded once at the end), into
+        the one ``Counter`` of every such text, as :class:`~bpe_course.counting.counters.PatternCounter`
+        counts."""
+        update_pretokens(self.by_pattern, data.decode("utf-8"), self.special_tokens)
 
     def _mark_special(self, data: bytes) -> bytes:
         """``data`` with a NUL byte for each special token (tokens never hold a NUL)."""
@@ -208,11 +205,15 @@ class PieceCounter:
         Pieces with the same count are joined and split by one ``findall`` (the stdlib pattern
         on bytes when they are ASCII), and their pretokens counted ``count`` times at once.
         Joining is exact because every piece that is joined ends in a character that is not
-        whitespace, so the space or newline that starts the next one is a cut. A piece after a
-        special token is joined with a newline in place of its NUL, which is always a pretoken
-        of its own there (the piece must not start with whitespace), and taken off again. The
-        others (ending in whitespace, or a NUL before whitespace, a non-ASCII character or
-        nothing) are split one by one.
+        whitespace, so the space or newline that starts the next one is a cut. A piece that
+        ends in whitespace is joined with ``_END`` (a newline and ``!``) after it: the pattern
+        stops its last whitespace run one character short of the newline, so the run is the
+        one pretoken it is at the end of a text, the newline and the ``!`` are pretokens of
+        their own (taken off again), and the ``!`` ends in a character that is not whitespace.
+        A piece after a special token is joined with a newline in place of its NUL, which is
+        always a pretoken of its own there (the piece must not start with whitespace), and
+        taken off again. The others (a NUL before whitespace, a non-ASCII character or
+        nothing; a NUL and a piece that ends in whitespace) are split one by one.
 
         Raises ``UnicodeDecodeError`` if a piece is not UTF-8 (callers say where in the file).
         """
@@ -221,15 +222,20 @@ class PieceCounter:
             return encoded  # every text was counted with the pattern
         counts: Counter[bytes] = Counter(encoded)
         for batch in self.pieces.items(_BATCH):  # batches: the pretokens of one at a time
-            groups, alone = self._group_by_count(batch)
+            groups, spaced, alone = self._group_by_count(batch)
             for count, group in groups.items():
                 self._add_group(counts, group, count)
+            for count, group in spaced.items():
+                self._add_group(counts, [piece + _END for piece in group], count)
+                for token in _END_TOKENS:
+                    counts[token] -= len(group) * count
             for piece, count in alone:
                 _add_scaled(counts, self._split(piece[1:] if piece[0] == 0 else piece), count)
         for token, count in self.direct.items():
             counts[token] += count
-        if counts.get(b"\n") == 0:  # every newline was one put in for a special token
-            del counts[b"\n"]
+        for token in _END_TOKENS:  # every one may have been put in, by a join or for a NUL
+            if counts.get(token) == 0:
+                del counts[token]
         return counts
 
     def _add_group(self, counts: Counter[bytes], group: list[bytes], count: int) -> None:
@@ -250,28 +256,33 @@ class PieceCounter:
 
     def _group_by_count(
         self, pieces: list[tuple[bytes, int]]
-    ) -> tuple[dict[int, list[bytes]], list[tuple[bytes, int]]]:
-        """The pieces by count, and apart those that may not be joined: ending in whitespace,
-        or after a special token and starting with anything but an ASCII character that is not
+    ) -> tuple[dict[int, list[bytes]], dict[int, list[bytes]], list[tuple[bytes, int]]]:
+        """The pieces by count; apart, by count, those ending in whitespace (joined with
+        ``_END`` after each); and apart those that may not be joined: after a special token and
+        starting with anything but an ASCII character that is not whitespace, or ending in
         whitespace."""
         groups: dict[int, list[bytes]] = {}
+        spaced: dict[int, list[bytes]] = {}
         alone: list[tuple[bytes, int]] = []
         may_end_in_space, is_space = _MAY_END_IN_SPACE, self._is_space
         for piece, count in pieces:
-            if (
-                piece[0] == 0
-                and (len(piece) == 1 or piece[1] >= 128 or piece[1] in b"\t\r\x0b\x0c")
-                or may_end_in_space[piece[-1]]
-                and is_space(last_char(piece))
+            if piece[0] == 0 and (
+                len(piece) == 1 or piece[1] >= 128 or piece[1] in b"\t\r\x0b\x0c"
             ):
                 alone.append((piece, count))
+                continue
+            if may_end_in_space[piece[-1]] and is_space(last_char(piece)):
+                if piece[0] == 0:  # its NUL, a newline in a join, would join the run after it
+                    alone.append((piece, count))
+                else:
+                    spaced.setdefault(count, []).append(piece)
                 continue
             group = groups.get(count)
             if group is None:
                 groups[count] = [piece]
             else:
                 group.append(piece)
-        return groups, alone
+        return groups, spaced, alone
 
     def _split(self, text: bytes) -> list[bytes]:
         """The pretokens of UTF-8 ``text`` (no special token in it): the stdlib pattern on ASCII
