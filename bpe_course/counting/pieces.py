@@ -59,7 +59,12 @@ from itertools import chain, filterfalse, repeat
 import numpy as np
 import regex
 
-from bpe_course.counting.piece_table import PieceTable, piece_ends, separator_positions
+from bpe_course.counting.piece_table import (
+    PieceTable,
+    non_ascii_shares,
+    piece_ends,
+    separator_positions,
+)
 from bpe_course.pretokenize import GPT2_ASCII_PATTERN, GPT2_REGEX, update_pretokens
 
 # Distinct pieces a worker keeps before it turns them into pretoken counts (16 to 32 bytes each
@@ -87,6 +92,9 @@ _ENDS_WIDE_SPACE[[c.encode("utf-8")[-1] for c in _WIDE_SPACES]] = True
 _OTHER_ASCII_SPACES = (b"\t", b"\r", b"\x0b", b"\x0c")
 # Last bytes a piece ending in whitespace can have: only such pieces are looked at closer.
 _MAY_END_IN_SPACE = (_SPACE_BYTE | _ENDS_WIDE_SPACE).tolist()
+# Every whitespace character of the pattern in UTF-8: text ends in whitespace when it ends in
+# one of these (a wide space starts with a lead byte, so in UTF-8 it is the whole last character).
+_SPACE_ENDINGS = tuple(char.encode("utf-8") for char in " \t\n\r\x0b\x0c" + _WIDE_SPACES)
 # A piece starts at a space, at a newline, or where a special token was: the counter writes a
 # NUL byte in its place (a text that holds a NUL of its own is counted by the pattern instead).
 SEPARATORS = _SEPARATORS = b" \n\0"
@@ -101,6 +109,14 @@ _LONG_PIECES = 32
 # character that is not whitespace, each a pretoken of its own there (see word_counts).
 _END = b"\n!"
 _END_TOKENS = (b"\n", b"!")
+# A text is counted with the plain pattern where more than these shares of its bytes lie in
+# pieces that hold a byte that is not ASCII and are longer than 16 bytes, or are distinct
+# (see non_ascii_shares).
+_LONG_SHARE = 0.7
+_DISTINCT_SHARE = 0.55
+# They are judged from this many bytes of a text, in this many slices spread through it.
+_SAMPLE_BYTES = 1 << 19
+_SAMPLES = 8
 # Pieces with a count up to this are counted by repeating their pretokens (in C).
 _REPEAT_AT_MOST = 4
 
@@ -136,6 +152,9 @@ class PieceCounter:
             self._add_by_pattern(data)  # pieces this long seldom repeat: the plain pattern
             return
         text = self._mark_special(data)
+        if not text.isascii() and pieces_cost_more(text):
+            self._add_by_pattern(data)
+            return
         n = len(text)
         starts = separator_positions(text, _SEPARATORS)
         ends = piece_ends(starts, n)
@@ -264,14 +283,14 @@ class PieceCounter:
         groups: dict[int, list[bytes]] = {}
         spaced: dict[int, list[bytes]] = {}
         alone: list[tuple[bytes, int]] = []
-        may_end_in_space, is_space = _MAY_END_IN_SPACE, self._is_space
+        may_end_in_space, space_endings = _MAY_END_IN_SPACE, _SPACE_ENDINGS
         for piece, count in pieces:
             if piece[0] == 0 and (
                 len(piece) == 1 or piece[1] >= 128 or piece[1] in b"\t\r\x0b\x0c"
             ):
                 alone.append((piece, count))
                 continue
-            if may_end_in_space[piece[-1]] and is_space(last_char(piece)):
+            if may_end_in_space[piece[-1]] and piece.endswith(space_endings):
                 if piece[0] == 0:  # its NUL, a newline in a join, would join the run after it
                     alone.append((piece, count))
                 else:
@@ -290,6 +309,23 @@ class PieceCounter:
         if text.isascii():
             return _ASCII_PATTERN.findall(text)
         return list(map(str.encode, GPT2_REGEX.findall(text.decode("utf-8"))))
+
+
+def pieces_cost_more(text: bytes) -> bool:
+    """Whether counting ``text`` (a text that is not all ASCII, special tokens marked) by
+    pieces would likely cost more than the plain pattern: judged from the shares of
+    :func:`~bpe_course.counting.piece_table.non_ascii_shares` over ``_SAMPLES`` slices spread
+    through it (the whole text, when short), so that the choice costs a small part of the
+    pieces' own passes. A slice cuts at most a piece or a character at each of its ends,
+    which only the estimate sees."""
+    n = len(text)
+    width = _SAMPLE_BYTES // _SAMPLES
+    if n > _SAMPLE_BYTES:
+        step = n // _SAMPLES
+        text = b"".join(text[i * step : i * step + width] for i in range(_SAMPLES))
+    starts = separator_positions(text, _SEPARATORS)
+    long, distinct = non_ascii_shares(text, starts, piece_ends(starts, len(text)))
+    return long > _LONG_SHARE or distinct > _DISTINCT_SHARE
 
 
 def unsafe_separators(
