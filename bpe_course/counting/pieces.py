@@ -27,7 +27,9 @@ comes after does not depend on what came before) when
 A separator with whitespace on both sides, or before a special token or the end, may not be a
 cut (in ``"x\\n \\ny"`` the pattern makes ``"\\n "`` one pretoken). They are looked up in numpy by
 the bytes on either side of every separator at once, and each run of pieces they glue together is
-counted with the pattern as one stretch.
+one *stretch*: it starts at a separator that is a cut and ends just before one, so it is counted
+as one piece (equal stretches once: a Windows line break before indentation makes one on every
+line).
 
 Running the pattern once per distinct piece is still one Python call per piece, and text with
 many distinct pieces (a dictionary, an encyclopedia, the web: punctuation attached to words,
@@ -36,13 +38,21 @@ are *joined* and split by one ``findall`` (in batches), and the pretokens of the
 counted ``count`` times at once. Joining is exact by the first rule: every piece that is joined
 ends in a character that is not whitespace, so the separator that starts the next one is a cut. A
 piece after a special token is joined with a newline in place of its NUL (it must not start with
-whitespace: the newline is then a pretoken of its own, taken off again). The other pieces (ending
-in whitespace, or a NUL before whitespace, a non-ASCII character or nothing) are split one by
-one. A group of ASCII
+whitespace: the newline is then a pretoken of its own, taken off again). A piece that ends in
+whitespace is joined with a newline and ``!`` after it (by the second rule its last whitespace
+run is then the one pretoken it is at the end of a text; the two marks are pretokens of their
+own, taken off again, and ``!`` is not whitespace). The few others (a NUL before whitespace, a
+non-ASCII character or nothing) are split one by one. A group of ASCII
 pieces is split by the stdlib ``re`` on the bytes themselves, with a pattern equal to GPT-2's on
 ASCII (the only ASCII letters are A-Z and a-z, the only digits 0-9, and ``\\s`` agrees on all 128
 characters: a test checks it), several times faster than ``regex`` on decoded text; the rest take
 ``regex``.
+
+Pieces do not pay everywhere: a piece that is not ASCII is decoded and split by ``regex`` like
+the pattern's text, after a few steps in Python of its own, so where most of a text is such
+pieces seen once, or long ones (each a Python object), counting them first only adds work. Such
+a text goes to the plain pattern: judged by :func:`pieces_cost_more` from a sample of it (a text
+with hardly a space goes there at once). The counts are the pattern's either way.
 
 Every worker runs the pattern on its own distinct pieces, so a piece that two workers hold is
 split twice. The design was profiled and measured step by step: the figures, and the commands
@@ -128,8 +138,9 @@ class PieceCounter:
     separator (a space, a newline or that NUL) and the bytes up to the next one; splitting at
     those bytes never cuts a multi-byte character, and skips decoding all but the distinct
     pieces. The pretokens are ``sum(count * pattern(piece))`` over ``pieces`` (a piece after a
-    NUL without it: a special token ends a part of the text) plus ``direct`` (the text before the
-    first separator, and the glued stretches).
+    NUL without it: a special token ends a part of the text; glued stretches are pieces too)
+    plus ``direct`` (the text before the first cut) plus ``by_pattern`` (the texts counted with
+    the plain pattern, as strings).
     """
 
     def __init__(self, special_tokens: Sequence[str] = ()) -> None:
@@ -139,7 +150,7 @@ class PieceCounter:
         self.special_tokens = tuple(special_tokens)  # for a text that holds a NUL
         self.special_in_bytes = bytes_alternation(self.special_bytes)
         self.pieces = PieceTable()
-        self.direct: Counter[bytes] = Counter()  # of the glued stretches and first pieces
+        self.direct: Counter[bytes] = Counter()  # of each text's start, before its first cut
         self.by_pattern: Counter[str] = Counter()  # of texts counted with the plain pattern
         self._space: dict[bytes, bool] = {}
 
@@ -160,7 +171,7 @@ class PieceCounter:
         ends = piece_ends(starts, n)
         first = int(starts[0]) if len(starts) else n
         # A separator that may not be a cut glues the pieces on either side of it; a run of them
-        # glues one stretch, counted with the pattern instead of as pieces.
+        # glues one stretch.
         unsafe = self._unsafe_separators(text, starts)
         if len(unsafe):
             breaks = np.flatnonzero(np.diff(unsafe) != 1) + 1
@@ -186,8 +197,7 @@ class PieceCounter:
 
     def _add_by_pattern(self, data: bytes) -> None:
         """Count one text with the plain pattern (as strings, encoded once at the end), into
-        the one ``Counter`` of every such text, as :class:`~bpe_course.counting.counters.PatternCounter`
-        counts."""
+        the one ``Counter`` of every such text, as ``PatternCounter`` counts."""
         update_pretokens(self.by_pattern, data.decode("utf-8"), self.special_tokens)
 
     def _mark_special(self, data: bytes) -> bytes:
@@ -199,7 +209,7 @@ class PieceCounter:
         return self.special_in_bytes.sub(b"\0", data)
 
     def _add_segment(self, segment: bytes) -> None:
-        """Count the pretokens of a stretch with no special token in it (as UTF-8 bytes:
+        """Count the pretokens of a text's start with no special token in it (as UTF-8 bytes:
         ``_split`` decodes any text that is not ASCII, so a byte that is not UTF-8 is found)."""
         self.direct.update(self._split(segment))
 
