@@ -179,13 +179,13 @@ def _nul_inside(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> boo
 def non_ascii_shares(data: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[float, float]:
     """Two shares of ``data``'s bytes, of the pieces that hold a byte that is not ASCII (in
     their first 16 or last 8 bytes): those longer than 16 bytes, and (an estimate) the
-    distinct ones, each counted once.
+    distinct ones of up to 16 bytes, each counted once.
 
     Such pieces are split with ``regex`` on decoded text, after a ``bytes`` object and a few
     steps in Python each (one per occurrence for a piece longer than 16 bytes), where the plain
-    pattern pays once per byte and pretoken: where most of a text is such pieces, each seen
-    once (words of a script that is not ASCII that never repeat) or long (Chinese or Japanese
-    with a space every few characters), pieces only add work. The distinct share is estimated
+    pattern pays once per byte and pretoken: where most of a text is such pieces, long (Chinese
+    or Japanese with a space every few characters) or short and each seen once (words of a
+    script that is not ASCII that never repeat), pieces only add work. The distinct share is estimated
     from the pieces whose 64-bit hash (of their first 16 bytes, last 8 and length) falls in one
     class of ``_SAMPLE``: every copy of a piece has the same hash, so the sample keeps the
     text's repeats, and it costs a few numpy passes over the pieces. Two different pieces with
@@ -208,7 +208,7 @@ def non_ascii_shares(data: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple
         key ^= key >> np.uint64(29)
     wide = (head | middle | tail) & _HIGH_BITS != 0
     long = float(lengths[wide & (lengths > 16)].sum()) / n
-    sampled = wide & (key % np.uint64(_SAMPLE) == 0)
+    sampled = wide & (lengths <= 16) & (key % np.uint64(_SAMPLE) == 0)
     _, first = np.unique(key[sampled], return_index=True)
     return long, float(lengths[sampled][first].sum()) * _SAMPLE / n
 

@@ -119,11 +119,11 @@ _LONG_PIECES = 32
 # character that is not whitespace, each a pretoken of its own there (see word_counts).
 _END = b"\n!"
 _END_TOKENS = (b"\n", b"!")
-# A text is counted with the plain pattern where more than these shares of its bytes lie in
-# pieces that hold a byte that is not ASCII and are longer than 16 bytes, or are distinct
-# (see non_ascii_shares).
-_LONG_SHARE = 0.7
-_DISTINCT_SHARE = 0.55
+# A text is counted with the plain pattern where more than this share of its bytes lie in
+# pieces that hold a byte that is not ASCII and are longer than 16 bytes, or are distinct and
+# up to 16 bytes long, the latter weighted by _DISTINCT_WEIGHT (see non_ascii_shares).
+_SHARE = 0.75
+_DISTINCT_WEIGHT = 1.5
 # They are judged from this many bytes of a text, in this many slices spread through it.
 _SAMPLE_BYTES = 1 << 19
 _SAMPLES = 8
@@ -335,7 +335,7 @@ def pieces_cost_more(text: bytes) -> bool:
         text = b"".join(text[i * step : i * step + width] for i in range(_SAMPLES))
     starts = separator_positions(text, _SEPARATORS)
     long, distinct = non_ascii_shares(text, starts, piece_ends(starts, len(text)))
-    return long > _LONG_SHARE or distinct > _DISTINCT_SHARE
+    return long + _DISTINCT_WEIGHT * distinct > _SHARE
 
 
 def unsafe_separators(
