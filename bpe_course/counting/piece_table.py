@@ -36,7 +36,6 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: k0 * _MIX ^ k1 spreads two keys ove
 _KEEP = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 # non_ascii_shares looks at the pieces whose hash is 0 modulo this: one in 16.
 _SAMPLE = 16
-_HIGH_BITS = np.uint64(0x8080808080808080)  # the top bit of each byte of a key
 # Odd multipliers that mix the parts of a piece (its first 16 bytes, its last 8, its length)
 # into one 64-bit hash.
 _MIXERS = np.array(
@@ -177,9 +176,10 @@ def _nul_inside(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> boo
 
 
 def non_ascii_shares(data: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[float, float]:
-    """Two shares of ``data``'s bytes, of the pieces that hold a byte that is not ASCII (in
-    their first 16 or last 8 bytes): those longer than 16 bytes, and (an estimate) the
-    distinct ones of up to 16 bytes, each counted once.
+    """Two shares of ``data``'s bytes, of the pieces that hold a byte that is not ASCII: those
+    longer than 16 bytes, and (an estimate) the distinct ones of up to 16 bytes, each counted
+    once. Only those pieces are hashed, so text that is nearly all ASCII costs little more than
+    one pass over its bytes.
 
     Such pieces are split with ``regex`` on decoded text, after a ``bytes`` object and a few
     steps in Python each (one per occurrence for a piece longer than 16 bytes), where the plain
@@ -195,6 +195,11 @@ def non_ascii_shares(data: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple
     if n == 0 or not len(starts):
         return 0.0, 0.0
     buffer = np.frombuffer(data + _PAD, dtype=np.uint8)
+    # the pieces that hold a byte that is not ASCII
+    high = np.zeros(n + 1, dtype=np.int32)  # bytes that are not ASCII before each offset
+    np.cumsum(buffer[:n] >= 0x80, out=high[1:])
+    holding = high[ends] > high[starts]
+    starts, ends = starts[holding], ends[holding]
     words = np.ndarray((n + 9,), dtype="<u8", buffer=buffer, strides=(1,))  # to byte n + 16
     lengths = ends - starts
     head = words[starts] & _KEEP[np.minimum(lengths, 8)]
@@ -206,9 +211,8 @@ def non_ascii_shares(data: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple
         key ^= key >> np.uint64(31)
         key *= _MIXERS[0]
         key ^= key >> np.uint64(29)
-    wide = (head | middle | tail) & _HIGH_BITS != 0
-    long = float(lengths[wide & (lengths > 16)].sum()) / n
-    sampled = wide & (lengths <= 16) & (key % np.uint64(_SAMPLE) == 0)
+    long = float(lengths[lengths > 16].sum()) / n
+    sampled = (lengths <= 16) & (key % np.uint64(_SAMPLE) == 0)
     _, first = np.unique(key[sampled], return_index=True)
     return long, float(lengths[sampled][first].sum()) * _SAMPLE / n
 

@@ -123,7 +123,7 @@ _END_TOKENS = (b"\n", b"!")
 # pieces that hold a byte that is not ASCII and are longer than 16 bytes, or are distinct and
 # up to 16 bytes long, the latter weighted by _DISTINCT_WEIGHT (see non_ascii_shares).
 _SHARE = 0.75
-_DISTINCT_WEIGHT = 1.5
+_DISTINCT_WEIGHT = 1.75
 # They are judged from this many bytes of a text, in this many slices spread through it.
 _SAMPLE_BYTES = 1 << 19
 _SAMPLES = 8
