@@ -357,16 +357,14 @@ def test_the_shares_estimate_what_they_say() -> None:
 @given(
     parts=st.lists(texts, min_size=1, max_size=5),
     share=st.sampled_from([-1.0, 0.2, 0.5, 9.0]),
-    weight=st.sampled_from([0.0, 1.75]),
     sample=st.sampled_from([16, 64, 1 << 19]),
 )
 def test_any_choice_counts_like_the_pattern(
-    monkeypatch, parts: list[str], share: float, weight: float, sample: int
+    monkeypatch, parts: list[str], share: float, sample: int
 ) -> None:
-    # the threshold, the weight and the sample moved, so texts go either way, into one counter
-    # (each example sets all three: the fixture is shared between examples)
+    # the threshold and the sample moved, so texts go either way, into one counter (each
+    # example sets both: the fixture is shared between examples)
     monkeypatch.setattr(pieces, "_SHARE", share)
-    monkeypatch.setattr(pieces, "_DISTINCT_WEIGHT", weight)
     monkeypatch.setattr(pieces, "_SAMPLE_BYTES", sample)
     counter = PieceCounter(SPECIALS)
     for part in parts:

@@ -121,9 +121,8 @@ _END = b"\n!"
 _END_TOKENS = (b"\n", b"!")
 # A text is counted with the plain pattern where more than this share of its bytes lie in
 # pieces that hold a byte that is not ASCII and are longer than 16 bytes, or are distinct and
-# up to 16 bytes long, the latter weighted by _DISTINCT_WEIGHT (see non_ascii_shares).
+# up to 16 bytes long (see non_ascii_shares).
 _SHARE = 0.75
-_DISTINCT_WEIGHT = 1.75
 # They are judged from this many bytes of a text, in this many slices spread through it.
 _SAMPLE_BYTES = 1 << 19
 _SAMPLES = 8
@@ -335,7 +334,7 @@ def pieces_cost_more(text: bytes) -> bool:
         text = b"".join(text[i * step : i * step + width] for i in range(_SAMPLES))
     starts = separator_positions(text, _SEPARATORS)
     long, distinct = non_ascii_shares(text, starts, piece_ends(starts, len(text)))
-    return long + _DISTINCT_WEIGHT * distinct > _SHARE
+    return long + distinct > _SHARE
 
 
 def unsafe_separators(
