@@ -190,13 +190,23 @@ def count_pretokens(
     Counter({'the': 2, ' cat': 1})
     """
     counts: Counter[str] = Counter()
+    update_pretokens(counts, text, special_tokens, pattern)
+    return counts
+
+
+def update_pretokens(
+    counts: Counter[str], text: str, special_tokens: Sequence[str] = (), pattern: str = GPT2_PATTERN
+) -> None:
+    """Add the pretoken counts of one text into ``counts``, as :func:`count_pretokens` counts
+    them. A counter that takes many texts adds each into its one ``Counter`` here: each list of
+    matches is counted in C, where adding a second ``Counter`` into it is a loop in Python.
+    """
     findall = compiled(pattern).findall
     parts = split_long if pattern == GPT2_PATTERN else _whole
     # Odd parts are the special tokens themselves: skipped, never counted.
     for piece in split_on_special_tokens(text, special_tokens)[::2]:
         for part in parts(piece):
             counts.update(findall(part))
-    return counts
 
 
 @functools.lru_cache(maxsize=8)

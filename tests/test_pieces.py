@@ -299,3 +299,76 @@ def test_a_text_with_few_spaces_is_counted_with_the_plain_pattern(monkeypatch) -
     assert calls == [cjk.encode("utf-8")]  # the English text was counted as pieces
     got = Counter({word.decode("utf-8"): n for word, n in counter.word_counts().items()})
     assert +got == by_pattern(cjk, [EOT]) + by_pattern("the cat sat on the mat. " * 200, [EOT])
+
+
+# --- Texts whose pieces would cost more than they save go to the plain pattern --------------------
+
+
+def _words(letters: str, count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(2, 7))) for _ in range(count)]
+
+
+CYRILLIC = "абвгдежзийклмнопрстуфхцчшщъыьэюя"
+KANJI = "漢字仮名日本語中文书写汉语词典"
+
+
+def test_distinct_pieces_of_other_scripts_go_to_the_pattern(monkeypatch) -> None:
+    calls: list[bytes] = []
+    add_by_pattern = PieceCounter._add_by_pattern
+    monkeypatch.setattr(
+        PieceCounter,
+        "_add_by_pattern",
+        lambda self, data: calls.append(data) or add_by_pattern(self, data),
+    )
+    distinct = " ".join(_words(CYRILLIC, 30_000, 0))  # words that (almost) never repeat
+    long = " ".join(w * 5 for w in _words(KANJI, 8_000, 1))  # pieces of 30 to 105 bytes
+    repeated = " ".join(_words(CYRILLIC, 300, 2) * 100)  # the same 300 words again and again
+    english = "the cat sat on the mat. " * 2_000
+    texts = [distinct, long, repeated, english, f"{english}\n{distinct}"]
+    counter = PieceCounter([EOT])
+    for text in texts:
+        counter.add(text.encode("utf-8"))
+    assert calls == [text.encode("utf-8") for text in (distinct, long, texts[-1])]
+    got = Counter({word.decode("utf-8"): n for word, n in counter.word_counts().items()})
+    assert +got == sum((by_pattern(text, [EOT]) for text in texts), Counter())
+
+
+def test_the_shares_estimate_what_they_say() -> None:
+    from bpe_course.counting.piece_table import non_ascii_shares, piece_ends, separator_positions
+
+    def shares(text: str) -> tuple[float, float]:
+        data = text.encode("utf-8")
+        starts = separator_positions(data, pieces._SEPARATORS)
+        return non_ascii_shares(data, starts, piece_ends(starts, len(data)))
+
+    long, distinct = shares(" ".join(_words(CYRILLIC, 40_000, 3)))
+    assert long == 0.0 and 0.8 < distinct < 1.0  # the spaces are ASCII pieces' bytes
+    long, distinct = shares(" ".join(w * 5 for w in _words(KANJI, 10_000, 4)))
+    assert long > 0.95 and distinct == 0.0  # the distinct share is of pieces up to 16 bytes
+    long, distinct = shares(" ".join(_words(CYRILLIC, 200, 5) * 200))
+    assert long == 0.0 and distinct < 0.05
+    assert shares("the cat sat on the mat " * 1000) == (0.0, 0.0)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    parts=st.lists(texts, min_size=1, max_size=5),
+    share=st.sampled_from([-1.0, 0.2, 0.5, 9.0]),
+    sample=st.sampled_from([16, 64, 1 << 19]),
+)
+def test_any_choice_counts_like_the_pattern(
+    monkeypatch, parts: list[str], share: float, sample: int
+) -> None:
+    # the threshold and the sample moved, so texts go either way, into one counter (each
+    # example sets both: the fixture is shared between examples)
+    monkeypatch.setattr(pieces, "_SHARE", share)
+    monkeypatch.setattr(pieces, "_SAMPLE_BYTES", sample)
+    counter = PieceCounter(SPECIALS)
+    for part in parts:
+        counter.add(part.encode("utf-8"))
+    expected = sum((by_pattern(part, SPECIALS) for part in parts), Counter())
+    got = Counter({word.decode("utf-8"): n for word, n in counter.word_counts().items()})
+    assert +got == expected

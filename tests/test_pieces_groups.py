@@ -151,3 +151,80 @@ def test_groups_split_in_batches(monkeypatch) -> None:
     monkeypatch.setattr(pieces, "_BATCH", 3)
     text = stdlib_corpus(60_000)
     assert +count_pretokens(text, [EOT]) == by_pattern(text, [EOT])
+
+
+# --- Glued stretches as pieces, pieces ending in whitespace joined ---------------------------------
+
+# Special tokens that overlap themselves ("\n\n", "\t\t") or each other ("<s>" inside "<s><s>",
+# "s>\t" across "<s>" and a tab): split leftmost, longest first, as the pattern's split does.
+OVERLAPPING = ["\n\n", "<s>", "<s><s>", "s>\t", "\t\t", "»"]
+# Whitespace that glues pieces: a space or newline with whitespace on both sides (line breaks of
+# Windows, tabs, wide spaces, indentation), and words that end in whitespace of other kinds.
+GLUE = [
+    "\r\n",
+    "\r\n    ",
+    "\r\n\r\n",
+    "\t \t",
+    " \t",
+    "\t\n",
+    "\u3000 ",
+    " \u3000",
+    "\n \n",
+    "  \n",
+    "\x0b",
+]
+glued = st.lists(
+    st.one_of(
+        st.sampled_from(GLUE),
+        st.sampled_from(WORDS),
+        st.sampled_from([" ", "\n"]),
+        st.sampled_from(OVERLAPPING),
+        st.text(st.characters(codec="utf-8"), min_size=1, max_size=3),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(parts=st.lists(glued, min_size=1, max_size=4), copies=st.integers(1, 7))
+@example(parts=["def f():\r\n    return 1\r\n\r\n"], copies=6)
+@example(parts=["a\t \tb c\t \td "], copies=2)
+@example(parts=["x \n<s><s>\t\t \n\n\n y\u3000 \u3000"], copies=5)
+@example(parts=["<s>\t \n", "s>\t\t\n \n"], copies=3)
+def test_glued_stretches_and_spaced_pieces_count_like_the_pattern(
+    parts: list[str], copies: int
+) -> None:
+    # copies make the glued stretches and the pieces ending in whitespace repeat, so they are
+    # counted in groups of every count (joined with _END), past _REPEAT_AT_MOST
+    texts_in = parts * copies
+    for special_tokens in (OVERLAPPING, []):
+        expected = sum((by_pattern(text, special_tokens) for text in texts_in), Counter())
+        assert +repeated_counts(texts_in, special_tokens) == expected
+
+
+def test_pieces_ending_in_whitespace_are_joined_not_split_alone(monkeypatch) -> None:
+    # Windows line breaks before indentation glue a stretch at every line: counted as pieces,
+    # equal ones once, those ending in whitespace in one findall per count, none alone.
+    splits: list[bytes] = []
+    split = PieceCounter._split
+    monkeypatch.setattr(
+        PieceCounter, "_split", lambda self, text: splits.append(text) or split(self, text)
+    )
+    text = "".join(f"def f{i % 7}():\r\n    return {i}\r\n\r\n" for i in range(300))
+    assert +repeated_counts([text], [EOT]) == by_pattern(text, [EOT])
+    assert len(splits) < 20  # the text's start, and a few joins per count
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    end=st.sampled_from(SPACES), before=st.sampled_from(WORDS + SPACES), copies=st.integers(1, 6)
+)
+def test_the_end_marker_keeps_a_final_whitespace_run_whole(
+    end: str, before: str, copies: int
+) -> None:
+    # a piece ending in each kind of whitespace, in a group with _END after it, next to pieces
+    # that end in letters and marks, and the marker's own characters in the text
+    text = f"a {before}{end}b !\n! {before}{end}"
+    assert +repeated_counts([text] * copies) == Counter(
+        {w: n * copies for w, n in by_pattern(text).items()}
+    )

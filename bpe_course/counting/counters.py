@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from bpe_course.errors import BPEInputError
-from bpe_course.pretokenize import GPT2_PATTERN, count_pretokens
+from bpe_course.pretokenize import GPT2_PATTERN, update_pretokens
 
 if TYPE_CHECKING:  # imported when chosen (see counter_class)
     from bpe_course.counting.pieces import PieceCounter
@@ -54,7 +54,7 @@ class PatternCounter:
 
     def add(self, data: bytes) -> None:
         """Count one UTF-8 text (``UnicodeDecodeError`` if it is not UTF-8)."""
-        self.counts.update(count_pretokens(data.decode("utf-8"), self.special_tokens, self.pattern))
+        update_pretokens(self.counts, data.decode("utf-8"), self.special_tokens, self.pattern)
 
     def word_counts(self) -> dict[bytes, int]:
         return {word.encode("utf-8"): count for word, count in self.counts.items()}

@@ -24,15 +24,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from operator import itemgetter
 
 import numpy as np
 
-__all__ = ["PieceTable", "piece_ends", "separator_positions"]
+__all__ = ["PieceTable", "non_ascii_shares", "piece_ends", "separator_positions"]
 
 _PAD = bytes(16)  # read past the last piece: keys are read 8 or 16 bytes at a time
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: k0 * _MIX ^ k1 spreads two keys over one
 # the bytes of a key below a piece's length, by length (0 to 8): key & _KEEP[length]
 _KEEP = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+# non_ascii_shares looks at the pieces whose hash is 0 modulo this: one in 16.
+_SAMPLE = 16
+# Odd multipliers that mix the parts of a piece (its first 16 bytes, its last 8, its length)
+# into one 64-bit hash.
+_MIXERS = np.array(
+    [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93],
+    dtype=np.uint64,
+)
 # Rows waiting to be summed into the table before it is summed again (at least this many, and at
 # least as many as the table holds, so each row is sorted a few times at most).
 _SUM_EVERY = 1 << 20
@@ -52,6 +61,7 @@ class PieceTable:
         self._waiting = 0  # rows added since the last sum
         self._rows = 0  # rows held in all the arrays, summed or not
         self.others: Counter[bytes] = Counter()  # longer pieces, and those with a NUL byte
+        self._short_in_others = False  # whether pieces of up to 16 bytes went to ``others``
 
     def __len__(self) -> int:
         """Distinct pieces held: exact just after a sum, an upper bound between sums."""
@@ -68,6 +78,7 @@ class PieceTable:
         buffer = np.frombuffer(data + _PAD, dtype=np.uint8)
         if b"\0" in data and _nul_inside(buffer[:n], starts, ends):
             self.others.update([data[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
+            self._short_in_others = True
             return
         lengths = ends - starts
         # the 8 bytes from every position, as one (unaligned) uint64 view of the same memory
@@ -105,13 +116,16 @@ class PieceTable:
                     for i in range(0, len(raw), width)
                 ]
                 yield list(zip(pieces, counts[rows].tolist()))
-        rest = sorted(((p, c) for p, c in self.others.items() if c > 0), key=lambda pc: pc[1])
+        rest = sorted(self.others.items(), key=itemgetter(1))  # counts only grow: all above 0
         for start in range(0, len(rest), batch):
             yield rest[start : start + batch]
 
     def _fold_in_others(self) -> None:
         """Move the pieces of ``others`` that have a key (up to 16 bytes, no NUL) into the
         arrays, so each piece is counted in one place."""
+        if not self._short_in_others:  # only longer pieces there: nothing to move
+            return
+        self._short_in_others = False
         short: list[tuple[bytes, int]] = []  # (piece, count)
         mid: list[tuple[bytes, int]] = []
         for piece in list(self.others):
@@ -159,6 +173,48 @@ def _nul_inside(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> boo
     held = piece >= 0
     piece, nul = piece[held], nul[held]
     return bool(((starts[piece] < nul) & (nul < ends[piece])).any())
+
+
+def non_ascii_shares(data: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[float, float]:
+    """Two shares of ``data``'s bytes, of the pieces that hold a byte that is not ASCII: those
+    longer than 16 bytes, and (an estimate) the distinct ones of up to 16 bytes, each counted
+    once. Only those pieces are hashed, so text that is nearly all ASCII costs little more than
+    one pass over its bytes.
+
+    Such pieces are split with ``regex`` on decoded text, after a ``bytes`` object and a few
+    steps in Python each (one per occurrence for a piece longer than 16 bytes), where the plain
+    pattern pays once per byte and pretoken: where most of a text is such pieces, long (Chinese
+    or Japanese with a space every few characters) or short and each seen once (words of a
+    script that is not ASCII that never repeat), pieces only add work. The distinct share is estimated
+    from the pieces whose 64-bit hash (of their first 16 bytes, last 8 and length) falls in one
+    class of ``_SAMPLE``: every copy of a piece has the same hash, so the sample keeps the
+    text's repeats, and it costs a few numpy passes over the pieces. Two different pieces with
+    the same hash count once, which errs towards pieces.
+    """
+    n = len(data)
+    if n == 0 or not len(starts):
+        return 0.0, 0.0
+    buffer = np.frombuffer(data + _PAD, dtype=np.uint8)
+    # the pieces that hold a byte that is not ASCII
+    high = np.zeros(n + 1, dtype=np.int32)  # bytes that are not ASCII before each offset
+    np.cumsum(buffer[:n] >= 0x80, out=high[1:])
+    holding = high[ends] > high[starts]
+    starts, ends = starts[holding], ends[holding]
+    words = np.ndarray((n + 9,), dtype="<u8", buffer=buffer, strides=(1,))  # to byte n + 16
+    lengths = ends - starts
+    head = words[starts] & _KEEP[np.minimum(lengths, 8)]
+    middle = words[starts + 8] & _KEEP[np.clip(lengths - 8, 0, 8)]
+    tail = np.where(lengths > 16, words[np.maximum(ends - 8, 0)], np.uint64(0))
+    with np.errstate(over="ignore"):  # the products wrap around: that is the mixing
+        key = head * _MIXERS[0] ^ middle * _MIXERS[1] ^ tail * _MIXERS[2]
+        key ^= lengths.astype(np.uint64) * _MIXERS[3]
+        key ^= key >> np.uint64(31)
+        key *= _MIXERS[0]
+        key ^= key >> np.uint64(29)
+    long = float(lengths[lengths > 16].sum()) / n
+    sampled = (lengths <= 16) & (key % np.uint64(_SAMPLE) == 0)
+    _, first = np.unique(key[sampled], return_index=True)
+    return long, float(lengths[sampled][first].sum()) * _SAMPLE / n
 
 
 def piece_ends(starts: np.ndarray, size: int) -> np.ndarray:

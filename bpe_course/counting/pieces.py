@@ -27,7 +27,9 @@ comes after does not depend on what came before) when
 A separator with whitespace on both sides, or before a special token or the end, may not be a
 cut (in ``"x\\n \\ny"`` the pattern makes ``"\\n "`` one pretoken). They are looked up in numpy by
 the bytes on either side of every separator at once, and each run of pieces they glue together is
-counted with the pattern as one stretch.
+one *stretch*: it starts at a separator that is a cut and ends just before one, so it is counted
+as one piece (equal stretches once: a Windows line break before indentation makes one on every
+line).
 
 Running the pattern once per distinct piece is still one Python call per piece, and text with
 many distinct pieces (a dictionary, an encyclopedia, the web: punctuation attached to words,
@@ -36,13 +38,21 @@ are *joined* and split by one ``findall`` (in batches), and the pretokens of the
 counted ``count`` times at once. Joining is exact by the first rule: every piece that is joined
 ends in a character that is not whitespace, so the separator that starts the next one is a cut. A
 piece after a special token is joined with a newline in place of its NUL (it must not start with
-whitespace: the newline is then a pretoken of its own, taken off again). The other pieces (ending
-in whitespace, or a NUL before whitespace, a non-ASCII character or nothing) are split one by
-one. A group of ASCII
+whitespace: the newline is then a pretoken of its own, taken off again). A piece that ends in
+whitespace is joined with a newline and ``!`` after it (by the second rule its last whitespace
+run is then the one pretoken it is at the end of a text; the two marks are pretokens of their
+own, taken off again, and ``!`` is not whitespace). The few others (a NUL before whitespace, a
+non-ASCII character or nothing) are split one by one. A group of ASCII
 pieces is split by the stdlib ``re`` on the bytes themselves, with a pattern equal to GPT-2's on
 ASCII (the only ASCII letters are A-Z and a-z, the only digits 0-9, and ``\\s`` agrees on all 128
 characters: a test checks it), several times faster than ``regex`` on decoded text; the rest take
 ``regex``.
+
+Pieces do not pay everywhere: a piece that is not ASCII is decoded and split by ``regex`` like
+the pattern's text, after a few steps in Python of its own, so where most of a text is such
+pieces seen once, or long ones (each a Python object), counting them first only adds work. Such
+a text goes to the plain pattern: judged by :func:`pieces_cost_more` from a sample of it (a text
+with hardly a space goes there at once). The counts are the pattern's either way.
 
 Every worker runs the pattern on its own distinct pieces, so a piece that two workers hold is
 split twice. The design was profiled and measured step by step: the figures, and the commands
@@ -59,9 +69,13 @@ from itertools import chain, filterfalse, repeat
 import numpy as np
 import regex
 
-from bpe_course.counting.piece_table import PieceTable, piece_ends, separator_positions
-from bpe_course.pretokenize import GPT2_ASCII_PATTERN, GPT2_REGEX
-from bpe_course.pretokenize import count_pretokens as count_by_pattern
+from bpe_course.counting.piece_table import (
+    PieceTable,
+    non_ascii_shares,
+    piece_ends,
+    separator_positions,
+)
+from bpe_course.pretokenize import GPT2_ASCII_PATTERN, GPT2_REGEX, update_pretokens
 
 # Distinct pieces a worker keeps before it turns them into pretoken counts (16 to 32 bytes each
 # in the table's arrays, about 150 for the few longer than 16 bytes, in a Counter): the bound on a
@@ -88,6 +102,9 @@ _ENDS_WIDE_SPACE[[c.encode("utf-8")[-1] for c in _WIDE_SPACES]] = True
 _OTHER_ASCII_SPACES = (b"\t", b"\r", b"\x0b", b"\x0c")
 # Last bytes a piece ending in whitespace can have: only such pieces are looked at closer.
 _MAY_END_IN_SPACE = (_SPACE_BYTE | _ENDS_WIDE_SPACE).tolist()
+# Every whitespace character of the pattern in UTF-8: text ends in whitespace when it ends in
+# one of these (a wide space starts with a lead byte, so in UTF-8 it is the whole last character).
+_SPACE_ENDINGS = tuple(char.encode("utf-8") for char in " \t\n\r\x0b\x0c" + _WIDE_SPACES)
 # A piece starts at a space, at a newline, or where a special token was: the counter writes a
 # NUL byte in its place (a text that holds a NUL of its own is counted by the pattern instead).
 SEPARATORS = _SEPARATORS = b" \n\0"
@@ -98,6 +115,17 @@ _BATCH = 50_000
 # counted with the plain pattern: its pieces are long and seldom repeat, so counting them first
 # only adds work.
 _LONG_PIECES = 32
+# Put after each piece that ends in whitespace, to join it with others: a newline and a
+# character that is not whitespace, each a pretoken of its own there (see word_counts).
+_END = b"\n!"
+_END_TOKENS = (b"\n", b"!")
+# A text is counted with the plain pattern where more than this share of its bytes lie in
+# pieces that hold a byte that is not ASCII and are longer than 16 bytes, or are distinct and
+# up to 16 bytes long (see non_ascii_shares).
+_SHARE = 0.75
+# They are judged from this many bytes of a text, in this many slices spread through it.
+_SAMPLE_BYTES = 1 << 19
+_SAMPLES = 8
 # Pieces with a count up to this are counted by repeating their pretokens (in C).
 _REPEAT_AT_MOST = 4
 
@@ -109,8 +137,9 @@ class PieceCounter:
     separator (a space, a newline or that NUL) and the bytes up to the next one; splitting at
     those bytes never cuts a multi-byte character, and skips decoding all but the distinct
     pieces. The pretokens are ``sum(count * pattern(piece))`` over ``pieces`` (a piece after a
-    NUL without it: a special token ends a part of the text) plus ``direct`` (the text before the
-    first separator, and the glued stretches).
+    NUL without it: a special token ends a part of the text; glued stretches are pieces too)
+    plus ``direct`` (the text before the first cut) plus ``by_pattern`` (the texts counted with
+    the plain pattern, as strings).
     """
 
     def __init__(self, special_tokens: Sequence[str] = ()) -> None:
@@ -120,7 +149,7 @@ class PieceCounter:
         self.special_tokens = tuple(special_tokens)  # for a text that holds a NUL
         self.special_in_bytes = bytes_alternation(self.special_bytes)
         self.pieces = PieceTable()
-        self.direct: Counter[bytes] = Counter()  # of the glued stretches and first pieces
+        self.direct: Counter[bytes] = Counter()  # of each text's start, before its first cut
         self.by_pattern: Counter[str] = Counter()  # of texts counted with the plain pattern
         self._space: dict[bytes, bool] = {}
 
@@ -133,46 +162,42 @@ class PieceCounter:
             self._add_by_pattern(data)  # pieces this long seldom repeat: the plain pattern
             return
         text = self._mark_special(data)
+        if not text.isascii() and pieces_cost_more(text):
+            self._add_by_pattern(data)
+            return
         n = len(text)
         starts = separator_positions(text, _SEPARATORS)
         ends = piece_ends(starts, n)
         first = int(starts[0]) if len(starts) else n
         # A separator that may not be a cut glues the pieces on either side of it; a run of them
-        # glues one stretch, counted with the pattern instead of as pieces.
+        # glues one stretch.
         unsafe = self._unsafe_separators(text, starts)
         if len(unsafe):
             breaks = np.flatnonzero(np.diff(unsafe) != 1) + 1
             firsts = unsafe[np.concatenate(([0], breaks))]
             lasts = unsafe[np.concatenate((breaks - 1, [len(unsafe) - 1]))]
             # A stretch is the pieces a - 1 (if any) to b: it starts at the separator of piece
-            # a - 1 (just after it, where a special token was), or at the text's start.
-            before = starts[np.maximum(firsts - 1, 0)]
-            after_nul = np.frombuffer(text, dtype=np.uint8)[before] == 0
-            stretch_starts = np.where(firsts > 0, before + after_nul, 0)
-            # A stretch of ASCII whitespace alone (indentation: a newline and the spaces after it
-            # but the last) is one pretoken, itself: whitespace at the end of a text is one run
-            # (``\\s+(?!\\S)`` takes it all), so it is counted without the pattern.
-            blank: list[bytes] = []
-            for start, end in zip(stretch_starts.tolist(), ends[lasts].tolist()):
-                stretch = text[start:end]
-                if stretch.isspace():  # bytes: the six ASCII whitespace characters only
-                    blank.append(stretch)
-                else:
-                    self._add_segment(stretch)
-            self.direct.update(blank)
+            # a - 1 (a NUL, where a special token was), or at the text's start. Both its ends
+            # are cuts, so it is counted as one piece: its separator starts it, and equal
+            # stretches (indentation after a line break, say) are counted once.
+            stretch_starts = starts[np.maximum(firsts - 1, 0)]
+            stretch_ends = ends[lasts]
             if firsts[0] == 0:  # the stretch began with the text before the first separator
-                first = 0
+                first = int(stretch_ends[0])
+                stretch_starts, stretch_ends = stretch_starts[1:], stretch_ends[1:]
             glued = np.zeros(len(starts) + 1, dtype=np.int64)  # +1 where a stretch starts, -1 after
             np.add.at(glued, np.maximum(firsts - 1, 0), 1)
             np.add.at(glued, lasts + 1, -1)
             counted = np.cumsum(glued[:-1]) == 0
             starts, ends = starts[counted], ends[counted]
+            self.pieces.count(text, stretch_starts, stretch_ends)
         self.pieces.count(text, starts, ends)
         self._add_segment(text[:first])
 
     def _add_by_pattern(self, data: bytes) -> None:
-        """Count one text with the plain pattern (as strings, encoded once at the end)."""
-        self.by_pattern.update(count_by_pattern(data.decode("utf-8"), self.special_tokens))
+        """Count one text with the plain pattern (as strings, encoded once at the end), into
+        the one ``Counter`` of every such text, as ``PatternCounter`` counts."""
+        update_pretokens(self.by_pattern, data.decode("utf-8"), self.special_tokens)
 
     def _mark_special(self, data: bytes) -> bytes:
         """``data`` with a NUL byte for each special token (tokens never hold a NUL)."""
@@ -183,7 +208,7 @@ class PieceCounter:
         return self.special_in_bytes.sub(b"\0", data)
 
     def _add_segment(self, segment: bytes) -> None:
-        """Count the pretokens of a stretch with no special token in it (as UTF-8 bytes:
+        """Count the pretokens of a text's start with no special token in it (as UTF-8 bytes:
         ``_split`` decodes any text that is not ASCII, so a byte that is not UTF-8 is found)."""
         self.direct.update(self._split(segment))
 
@@ -208,11 +233,15 @@ class PieceCounter:
         Pieces with the same count are joined and split by one ``findall`` (the stdlib pattern
         on bytes when they are ASCII), and their pretokens counted ``count`` times at once.
         Joining is exact because every piece that is joined ends in a character that is not
-        whitespace, so the space or newline that starts the next one is a cut. A piece after a
-        special token is joined with a newline in place of its NUL, which is always a pretoken
-        of its own there (the piece must not start with whitespace), and taken off again. The
-        others (ending in whitespace, or a NUL before whitespace, a non-ASCII character or
-        nothing) are split one by one.
+        whitespace, so the space or newline that starts the next one is a cut. A piece that
+        ends in whitespace is joined with ``_END`` (a newline and ``!``) after it: the pattern
+        stops its last whitespace run one character short of the newline, so the run is the
+        one pretoken it is at the end of a text, the newline and the ``!`` are pretokens of
+        their own (taken off again), and the ``!`` ends in a character that is not whitespace.
+        A piece after a special token is joined with a newline in place of its NUL, which is
+        always a pretoken of its own there (the piece must not start with whitespace), and
+        taken off again. The others (a NUL before whitespace, a non-ASCII character or
+        nothing; a NUL and a piece that ends in whitespace) are split one by one.
 
         Raises ``UnicodeDecodeError`` if a piece is not UTF-8 (callers say where in the file).
         """
@@ -221,15 +250,20 @@ class PieceCounter:
             return encoded  # every text was counted with the pattern
         counts: Counter[bytes] = Counter(encoded)
         for batch in self.pieces.items(_BATCH):  # batches: the pretokens of one at a time
-            groups, alone = self._group_by_count(batch)
+            groups, spaced, alone = self._group_by_count(batch)
             for count, group in groups.items():
                 self._add_group(counts, group, count)
+            for count, group in spaced.items():
+                self._add_group(counts, [piece + _END for piece in group], count)
+                for token in _END_TOKENS:
+                    counts[token] -= len(group) * count
             for piece, count in alone:
                 _add_scaled(counts, self._split(piece[1:] if piece[0] == 0 else piece), count)
         for token, count in self.direct.items():
             counts[token] += count
-        if counts.get(b"\n") == 0:  # every newline was one put in for a special token
-            del counts[b"\n"]
+        for token in _END_TOKENS:  # every one may have been put in, by a join or for a NUL
+            if counts.get(token) == 0:
+                del counts[token]
         return counts
 
     def _add_group(self, counts: Counter[bytes], group: list[bytes], count: int) -> None:
@@ -250,28 +284,33 @@ class PieceCounter:
 
     def _group_by_count(
         self, pieces: list[tuple[bytes, int]]
-    ) -> tuple[dict[int, list[bytes]], list[tuple[bytes, int]]]:
-        """The pieces by count, and apart those that may not be joined: ending in whitespace,
-        or after a special token and starting with anything but an ASCII character that is not
+    ) -> tuple[dict[int, list[bytes]], dict[int, list[bytes]], list[tuple[bytes, int]]]:
+        """The pieces by count; apart, by count, those ending in whitespace (joined with
+        ``_END`` after each); and apart those that may not be joined: after a special token and
+        starting with anything but an ASCII character that is not whitespace, or ending in
         whitespace."""
         groups: dict[int, list[bytes]] = {}
+        spaced: dict[int, list[bytes]] = {}
         alone: list[tuple[bytes, int]] = []
-        may_end_in_space, is_space = _MAY_END_IN_SPACE, self._is_space
+        may_end_in_space, space_endings = _MAY_END_IN_SPACE, _SPACE_ENDINGS
         for piece, count in pieces:
-            if (
-                piece[0] == 0
-                and (len(piece) == 1 or piece[1] >= 128 or piece[1] in b"\t\r\x0b\x0c")
-                or may_end_in_space[piece[-1]]
-                and is_space(last_char(piece))
+            if piece[0] == 0 and (
+                len(piece) == 1 or piece[1] >= 128 or piece[1] in b"\t\r\x0b\x0c"
             ):
                 alone.append((piece, count))
+                continue
+            if may_end_in_space[piece[-1]] and piece.endswith(space_endings):
+                if piece[0] == 0:  # its NUL, a newline in a join, would join the run after it
+                    alone.append((piece, count))
+                else:
+                    spaced.setdefault(count, []).append(piece)
                 continue
             group = groups.get(count)
             if group is None:
                 groups[count] = [piece]
             else:
                 group.append(piece)
-        return groups, alone
+        return groups, spaced, alone
 
     def _split(self, text: bytes) -> list[bytes]:
         """The pretokens of UTF-8 ``text`` (no special token in it): the stdlib pattern on ASCII
@@ -279,6 +318,23 @@ class PieceCounter:
         if text.isascii():
             return _ASCII_PATTERN.findall(text)
         return list(map(str.encode, GPT2_REGEX.findall(text.decode("utf-8"))))
+
+
+def pieces_cost_more(text: bytes) -> bool:
+    """Whether counting ``text`` (a text that is not all ASCII, special tokens marked) by
+    pieces would likely cost more than the plain pattern: judged from the shares of
+    :func:`~bpe_course.counting.piece_table.non_ascii_shares` over ``_SAMPLES`` slices spread
+    through it (the whole text, when short), so that the choice costs a small part of the
+    pieces' own passes. A slice cuts at most a piece or a character at each of its ends,
+    which only the estimate sees."""
+    n = len(text)
+    width = _SAMPLE_BYTES // _SAMPLES
+    if n > _SAMPLE_BYTES:
+        step = n // _SAMPLES
+        text = b"".join(text[i * step : i * step + width] for i in range(_SAMPLES))
+    starts = separator_positions(text, _SEPARATORS)
+    long, distinct = non_ascii_shares(text, starts, piece_ends(starts, len(text)))
+    return long + distinct > _SHARE
 
 
 def unsafe_separators(
