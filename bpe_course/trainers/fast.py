@@ -317,6 +317,12 @@ class FlatWords:
         positions = np.concatenate((left_of[left_side], mine[right_side], mine[touch]))[order]
         return ordered[starts].tolist(), totals, positions, [*starts[1:].tolist(), len(positions)]
 
+    def positions(self, pair: int) -> list[int]:
+        """The left positions stored for ``pair`` (stale ones included), as a list, whichever
+        form holds them (one int, an array, a numpy view): for showing and checking them."""
+        held = self.site_positions.get(pair, [])
+        return [held] if isinstance(held, int) else [int(p) for p in held]
+
     def words_with(self, sites: Positions) -> int:
         """How many distinct words hold ``sites`` (each word's by its first position)."""
         return len(np.unique(np.searchsorted(self.starts, sites, side="right")))

@@ -64,7 +64,7 @@ def show_site_positions(
         a, b = divmod(code, flat.base)
         marked = [
             f"{p}" if flat.tok[p] == a and flat.tok[flat.nxt[p]] == b else f"{p}x"
-            for p in flat.site_positions[code]
+            for p in flat.positions(code)
         ]
         text = pair_text((a, b), vocab)
         lines.append(f"{text:>14} count {pair_counts.get(code, 0):2}  at " + " ".join(marked))
@@ -95,7 +95,7 @@ def flat_trace(word_counts: Mapping[bytes, int] = FOUR_WORDS, merges: int = 3) -
             break
         neg_count, _, best = top
         a, b = divmod(best, vocab_size)
-        candidates = [int(p) for p in flat.site_positions[best]]
+        candidates = flat.positions(best)
         before = dict(pair_counts)
         tokens = (list(flat.tok), list(flat.nxt), list(flat.prv))
         new_id = record_merge(vocab, merged, (a, b))
