@@ -173,6 +173,38 @@ def test_worker_traces_a_run_and_hashes_its_merges(tmp_path) -> None:
     assert answer["stopped"] == "done"
 
 
+def test_worker_imports_a_students_module_that_adds_a_rung(tmp_path) -> None:
+    """Notebook 11's exercise 1: a rung added in a module of the student's own, named in the spec,
+    exists in the worker's fresh process (found from the current folder, as python -m finds it)."""
+    (tmp_path / "my_rungs.py").write_text(
+        "from dataclasses import replace\n"
+        "from functools import partial\n"
+        "from bpe_course.reference import post_v5\n"
+        "from bpe_course.reference.ladder import RUNGS, Rung\n"
+        'design = replace(post_v5.PUBLISHED, push="grown")\n'
+        'RUNGS["push-only"] = Rung("push-only", "v5", "push: only pairs whose count rose", "p5",'
+        " False, partial(post_v5.merge_loop, design=design))\n",
+        encoding="utf-8",
+    )
+    counts = tmp_path / "tiny.counts"
+    save_counts({b"hello": 5, b" world": 3, b" help": 2, b"<": 1}, counts)
+    answers = {}
+    for rung in ("p5", "push-only"):
+        spec = dict(counts=str(counts), rung=rung, vocab_size=262, points=[262], traced=True)
+        spec |= dict(budget_s=None, modules=["my_rungs"])
+        out = subprocess.run(
+            [sys.executable, "-m", "bpe_course.bench.ladder_worker", json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
+        )
+        answers[rung] = json.loads(out.stdout)
+    for answer in answers.values():
+        assert [p["vocab_size"] for p in answer["points"]] == [262]
+        assert answer["stopped"] == "done"
+
+
 def test_findings_keep_rungs_whose_base_was_not_measured() -> None:
     # The notebook's live ladder measures p5, bytes, grown and v5 only: grown's base (cached) is
     # missing, so grown is compared with bytes and named as such, and v5 still gets its line.

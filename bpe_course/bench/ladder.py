@@ -19,6 +19,7 @@ import datetime
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -106,10 +107,14 @@ def sweep(
     v5_vocab: int = V5_VOCAB,
     v4_vocab: int = V4_VOCAB,
     checks=CHECKS,
+    modules: Sequence[str] = (),
 ) -> None:
     """Run every planned run not yet in ``csv_path``; stop if two rungs' merges ever differ.
     ``v5_vocab``, ``v4_vocab``: how far the rungs of each kind are traced; ``checks``: the
-    untraced runs, ``(rung, vocab size)``."""
+    untraced runs, ``(rung, vocab size)``; ``modules``: modules each run's fresh process imports
+    first, by name (found from the current folder, as ``python -m`` finds them): a module that
+    adds a rung to :data:`bpe_course.reference.ladder.RUNGS`, imported here too, makes that rung
+    one ``sweep`` can run."""
     done, hashes = finished_runs(csv_path), {}
     runs = [
         r
@@ -128,6 +133,7 @@ def sweep(
     for run in tqdm(runs, desc="ladder runs", disable=not progress):
         spec = dict(
             counts=str(counts_path(run["shape"], run["size"])),
+            modules=list(modules),
             rung=run["rung"],
             vocab_size=run["vocab_size"],
             points=[p for p in POINTS if p <= max(v5_vocab, v4_vocab)],

@@ -1,6 +1,8 @@
 """One run of a ladder rung, in a fresh process: ``python -m bpe_course.bench.ladder_worker SPEC``.
 
 SPEC is JSON: ``counts`` (a word-counts file written by :func:`bpe_course.bench.ladder.save_counts`),
+``modules`` (optional: modules to import first, by name, so that a rung a student adds to
+:data:`bpe_course.reference.ladder.RUNGS` in a module of their own exists in this process too),
 ``rung``, ``vocab_size``, ``points`` (vocab sizes at which to record the time), ``traced`` and
 ``budget_s``. A traced run records the time since the merge loop started (index and heap building
 included) at every point, as wall time and as the process's CPU time (the loop runs on one thread,
@@ -15,6 +17,7 @@ the peak memory.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import sys
 import time
@@ -55,6 +58,8 @@ def merges_hashes(merges: list[tuple[bytes, bytes]]) -> dict[int, str]:
 
 def run(spec: dict) -> dict:
     """One run of a rung: untraced, timed whole; traced, timed at each of ``spec["points"]``."""
+    for module in spec.get("modules", ()):  # they add their rungs to RUNGS as they load
+        importlib.import_module(module)
     word_counts = load_counts(Path(spec["counts"]))
     rung = get_rung(spec["rung"])
     vocab_size = int(spec["vocab_size"])

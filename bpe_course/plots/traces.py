@@ -30,7 +30,12 @@ def plot_per_merge(trace: pd.DataFrame, title: str = "", window: int = 25) -> Fi
     for label, typical in POST_WORDS_TOUCHED:
         low, high = (int(x) for x in label.split("-"))
         top.hlines(typical, low, high, colors="tab:red", linestyles=":", lw=1.5)
-    top.plot([], [], "r:", label="V1-V5 post's typical A (its corpus unnamed, W ≈ 100k)")
+    top.plot(
+        [],
+        [],
+        "r:",
+        label="V1-V5 post's typical A: its illustration, fits none of its benchmarked corpora",
+    )
     top.set_yscale("log")
     top.set_ylabel("words touched")
     # the top panel's legend goes below the figure: inside the panel it covered the post's line

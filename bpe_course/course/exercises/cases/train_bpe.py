@@ -43,14 +43,17 @@ NOTEBOOK = "10_fast_max"
 SUMMARY = "capstone: a whole trainer, train_bpe(input_path, vocab_size, special_tokens)"
 SOLUTION = api.train_bpe  # the package's own: the course's trainer, in CS336's call
 PROMPT = """You have written five pieces: `merge_word` (05), `pair_count_changes` (06), \
-`find_chunk_boundaries` (07), `rewrite_words` (08) and `pop_best` (09). The other pieces a trainer \
-needs are the package's, and you may call them: counting the words (`count_words`), numbering \
-them (`words_as_ids`), the index and the heap (`build_index`, `build_heap`, `push_changes`, \
-`PairKeys`), recording a merge (`record_merge`). Put them together: a whole trainer, with the \
-call of Stanford CS336's assignment 1 (and of `bpe_course.train_bpe`). It is assembly: notebooks \
-08 and 09 showed the pieces and the order the merge loop calls them in; yours is one trainer of \
-your own built from them, with CS336's shape around the loop (special tokens, pretokens, the \
-vocabulary). Call the pieces (yours or the package's) but not the package's trainers: a call to \
+`find_chunk_boundaries` (07), `rewrite_words` (08) and `pop_best` (09); a trainer needs some of \
+them, not all. The other pieces a trainer needs are the package's, and you may call them: \
+splitting at the special tokens and counting the pretokens, in one call \
+(`count_words(input_path, special_tokens)`), the first vocabulary, the 256 bytes and the special \
+tokens (`initial_vocab(special_tokens)`), numbering the words (`words_as_ids`), the index and the \
+heap (`build_index`, `build_heap`, `push_changes`, `PairKeys`), recording a merge \
+(`record_merge`). Put them together: a whole trainer, with the call of Stanford CS336's \
+assignment 1 (and of `bpe_course.train_bpe`). It is assembly, and most of it is on screen by now: \
+notebook 08 prints V4's whole merge loop, and 09 names V5's stages in the order the loop calls \
+them; yours is one trainer of your own built from them, those stages in order inside CS336's \
+call (or write any piece yourself, the counting and the vocabulary included). Call the pieces (yours or the package's) but not the package's trainers: a call to \
 `bpe_course.train_bpe` or to any version's `merge_loop` is reported as not done.
 
 The check grades it as CS336's tests grade theirs: the merges exactly, the vocabulary as sets of \
@@ -167,7 +170,9 @@ def train_bpe(
     The grader never asks for more merges than the text allows.
     """
     ### BEGIN SOLUTION
-    # The exercises put together: the words counted (07), then V5's loop from its pieces (08, 09).
+    # Assembly: count_words gives the special tokens and the pretokens in one call, initial_vocab
+    # the vocabulary; the loop is 08's V4 loop with 09's stages (pop, rewrite, push). Of the five
+    # exercises' pieces it calls two, rewrite_words (08) and pop_best (09).
     from bpe_course.counting import count_words
     from bpe_course.trainers.common import initial_vocab, record_merge, words_as_ids
     from bpe_course.trainers.v4_inverted_index import build_index, rewrite_words
