@@ -141,10 +141,9 @@ def _find_malloc_trim() -> Callable[[], object]:
     if not sys.platform.startswith("linux"):
         return lambda: None
     import ctypes
-    import ctypes.util
 
-    try:
-        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    try:  # the C library this process already runs on (no search for it: no ldconfig)
+        trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
         return lambda: None
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int

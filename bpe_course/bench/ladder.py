@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib
 import json
 import os
 import sys
@@ -114,7 +115,9 @@ def sweep(
     untraced runs, ``(rung, vocab size)``; ``modules``: modules each run's fresh process imports
     first, by name (found from the current folder, as ``python -m`` finds them): a module that
     adds a rung to :data:`bpe_course.reference.ladder.RUNGS`, imported here too, makes that rung
-    one ``sweep`` can run."""
+    one ``sweep`` can run. They are imported here as well, so that the plan knows their rungs."""
+    for name in modules:  # the plan looks every rung up here, before any run starts
+        importlib.import_module(name)
     done, hashes = finished_runs(csv_path), {}
     runs = [
         r

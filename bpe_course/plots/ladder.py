@@ -75,6 +75,8 @@ def plot_ladder_curves(
     lie within a line width of each other on a log axis of seconds; as ratios they separate."""
     summary = bands(table, metric)
     if relative_to is not None:
+        if relative_to not in set(summary["rung"]):
+            raise ValueError(f"relative_to={relative_to!r} is not a rung of this table")
         base = summary[summary["rung"] == relative_to].set_index(["shape", "size", "vocab_size"])
         scale = summary.join(base["median"].rename("base"), on=["shape", "size", "vocab_size"])
         summary = summary.assign(
