@@ -4,7 +4,7 @@ Change from V4: a ``heapq`` of entries ``(-count, key, pair)``, where ``key`` is
 object whose ascending order is the tie-break's descending order (see
 :func:`bpe_course.trainers.common.heap_pair_key`), so the heap orders ties by the same rule as
 every other version, compared in C, and every entry is a tuple of ints and bytes, which CPython's
-garbage collector stops tracking (a wrapper class instance would be tracked forever).
+garbage collector stops tracking (a wrapper class instance stays tracked for as long as it lives).
 
 Lazy deletion: counts change all the time and ``heapq`` cannot update an entry in place, so old
 entries stay. A new entry is pushed only when a pair's count rises. On pop, an entry whose count
