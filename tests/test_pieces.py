@@ -284,7 +284,8 @@ def test_texts_with_few_spaces_and_texts_with_many_add_up_exactly(texts: list[li
     assert +got == expected
 
 
-def test_a_text_with_few_spaces_is_counted_with_the_plain_pattern(monkeypatch) -> None:
+def texts_sent_to_the_pattern(monkeypatch) -> list[bytes]:
+    """The texts a PieceCounter hands to the plain pattern, recorded as they are counted."""
     calls: list[bytes] = []
     add_by_pattern = PieceCounter._add_by_pattern
     monkeypatch.setattr(
@@ -292,6 +293,11 @@ def test_a_text_with_few_spaces_is_counted_with_the_plain_pattern(monkeypatch) -
         "_add_by_pattern",
         lambda self, data: calls.append(data) or add_by_pattern(self, data),
     )
+    return calls
+
+
+def test_a_text_with_few_spaces_is_counted_with_the_plain_pattern(monkeypatch) -> None:
+    calls = texts_sent_to_the_pattern(monkeypatch)
     counter = PieceCounter([EOT])
     cjk = ("漢字かな" * 20 + "。\n") * 50
     counter.add(cjk.encode("utf-8"))
@@ -314,13 +320,7 @@ KANJI = "漢字仮名日本語中文书写汉语词典"
 
 
 def test_distinct_pieces_of_other_scripts_go_to_the_pattern(monkeypatch) -> None:
-    calls: list[bytes] = []
-    add_by_pattern = PieceCounter._add_by_pattern
-    monkeypatch.setattr(
-        PieceCounter,
-        "_add_by_pattern",
-        lambda self, data: calls.append(data) or add_by_pattern(self, data),
-    )
+    calls = texts_sent_to_the_pattern(monkeypatch)
     distinct = " ".join(_words(CYRILLIC, 30_000, 0))  # words that (almost) never repeat
     long = " ".join(w * 5 for w in _words(KANJI, 8_000, 1))  # pieces of 30 to 105 bytes
     repeated = " ".join(_words(CYRILLIC, 300, 2) * 100)  # the same 300 words again and again
